@@ -19,8 +19,8 @@ const readBufferSize = 32 << 10
 // no line is copied), and a line a block cuts is moved to the next one. 64
 // KiB rather than 32: what a block leaves unused is about half a line, and
 // with decoded strings sharing the line (nothing else allocated per byte)
-// that waste counts (issue #15's flood: 1.21 bytes allocated per input
-// byte with 32 KiB blocks, 1.19 with 64).
+// that waste counts (docs/DESIGN.md, "Measurements behind the bounds", has
+// the figures).
 const lineSlabSize = 64 << 10
 
 // maxEmptyReads bounds the reads in a row that return neither bytes nor an
