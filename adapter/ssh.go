@@ -23,8 +23,8 @@ const sshConnectionFailedStatus = 255
 // earlyExit reports a start whose runtime exited on its own before
 // answering (SS-3), or, for a remote launch whose ssh client exited 255,
 // the connection failure of SS-4, which takes precedence. A 127 (the
-// remote shell found no runtime, or no dd for the preamble) stays the early
-// exit report with the remote shell's message in the tail. Call it only
+// remote shell found no runtime) or the preamble reader's 1 (no dd) stays
+// the early exit report with the remote side's message in the tail. Call it only
 // for an exit this adapter did not cause (launch.ExitStatus.Stopped false):
 // ssh also exits 255 on the SIGTERM of teardown.
 func (s *session) earlyExit(st launch.ExitStatus) error {

@@ -194,7 +194,7 @@ func TestSSH3_RemoteWithoutDDIsEarlyExitReport(t *testing.T) {
 	p := h.remoteRef(srv.NoDDHost, "")
 	p.SSHPassEnv = []string{"ACPKIT_SSH_TOKEN"}
 	_, err := h.a.StartSession(context.Background(), p)
-	require.ErrorIs(t, err, &Error{Kind: KindPortExit, Message: "the agent runtime exited before responding: exit status 127"})
+	require.ErrorIs(t, err, &Error{Kind: KindPortExit, Message: "the agent runtime exited before responding: exit status 1"})
 	assert.Contains(t, err.Error(), "sortie: dd is required on the remote host to receive environment variables")
 	assert.NotEqual(t, KindAgentNotFound, KindOf(err))
 }

@@ -15,8 +15,10 @@ import (
 	"acpkit.dev/adapter/internal/contain"
 )
 
-// MsgDDMissing is what the remote side prints, and exits 127 with, when it
-// must receive environment variables and has no dd (SSH-3).
+// MsgDDMissing is what the remote side prints, and exits 1 with (as
+// Sortie's own preamble reader does), when it must receive environment
+// variables and has no dd (SSH-3). Not 127: that is the remote shell's
+// "command not found", the missing runtime of SSH-4.
 const MsgDDMissing = "sortie: dd is required on the remote host to receive environment variables"
 
 // ReasonRemote is why a launch over SSH has no containment beyond the
@@ -146,7 +148,7 @@ func SSHArgs(hostKeyPolicy, host, remoteCommand string) []string {
 func RemoteCommand(workspace, command string, vars []EnvVar) string {
 	var b strings.Builder
 	if len(vars) > 0 {
-		b.WriteString("if ! command -v dd >/dev/null 2>&1; then echo " + ShellQuote(MsgDDMissing) + " >&2; exit 127; fi; ")
+		b.WriteString("if ! command -v dd >/dev/null 2>&1; then echo " + ShellQuote(MsgDDMissing) + " >&2; exit 1; fi; ")
 		for _, v := range vars {
 			n := v.Name
 			b.WriteString(n + "=$(dd bs=1 count=" + strconv.Itoa(len(v.Value)) + " 2>/dev/null; echo .) && " +

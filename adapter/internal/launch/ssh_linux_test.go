@@ -96,7 +96,11 @@ func TestSSH3_ValuesOnNoArgvAndOnlyNamedVariablesReachTheRemote(t *testing.T) {
 	assert.Equal(t, 0, p.Status().Code)
 }
 
-func TestSSH3_RemoteWithoutDDExits127WithTheMessage(t *testing.T) {
+// A remote host without dd ends with exit status 1, as Sortie's own
+// preamble reader does (its tests pin "exit status 1"), not 127: 127 is
+// the remote shell's "command not found", which SSH-4 keeps for a missing
+// runtime.
+func TestSSH3_RemoteWithoutDDExits1WithTheMessage(t *testing.T) {
 	srv := sshtest.Start(t)
 	srv.UseClient(t)
 	t.Setenv("ACPKIT_SSH_SECRET", "v")
@@ -104,7 +108,7 @@ func TestSSH3_RemoteWithoutDDExits127WithTheMessage(t *testing.T) {
 	stderr, err := io.ReadAll(p.Stderr())
 	require.NoError(t, err)
 	<-p.Exited()
-	assert.Equal(t, 127, p.Status().Code)
+	assert.Equal(t, 1, p.Status().Code)
 	assert.Equal(t, MsgDDMissing+"\n", string(stderr))
 }
 

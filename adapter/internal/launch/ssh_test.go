@@ -67,7 +67,7 @@ func TestSSH3_RemoteCommandNamesLengthsNeverValues(t *testing.T) {
 	assert.NotContains(t, cmd, "s3cr3t")
 	assert.Contains(t, cmd, "TOKEN=$(dd bs=1 count=12 2>/dev/null; echo .)")
 	assert.Contains(t, cmd, "OTHER=$(dd bs=1 count=3 2>/dev/null; echo .)", "the count is in bytes")
-	assert.Contains(t, cmd, "'"+MsgDDMissing+"' >&2; exit 127")
+	assert.Contains(t, cmd, "'"+MsgDDMissing+"' >&2; exit 1;")
 	assert.Equal(t, "s3cr3t valueé\n", string(Preamble(vars)))
 }
 
