@@ -27,9 +27,7 @@ type pumpDrained struct {
 type drainState struct {
 	outcome normalize.Outcome
 	cause   error
-	// abnormal: an MS-11 consultation, whose answer never drops the source.
-	abnormal bool
-	bound    int64
+	bound   int64
 	// started: the drain runs; cancel ends it.
 	started bool
 	cancel  context.CancelFunc
@@ -65,7 +63,6 @@ func (p *pump) consultSource(t *turnState, o normalize.Outcome, cause error) boo
 		return false
 	}
 	var bound int64
-	abnormal := false
 	switch {
 	case t.result:
 		// MS-6, Q-12: a normal end drains only with a positive bound.
@@ -74,11 +71,11 @@ func (p *pump) consultSource(t *turnState, o normalize.Outcome, cause error) boo
 		}
 		bound = t.bound
 	case t.reachedModel && abnormalEnd(o):
-		abnormal = true // MS-11: once, with bound 0
+		// MS-11: once, with bound 0
 	default:
 		return false
 	}
-	t.drain = &drainState{outcome: o, cause: cause, abnormal: abnormal, bound: bound, cancel: func() {}}
+	t.drain = &drainState{outcome: o, cause: cause, bound: bound, cancel: func() {}}
 	if t.timer != nil {
 		t.timer.Stop()
 	}
@@ -150,9 +147,11 @@ func (p *pump) drained(m pumpDrained) {
 			t.deliver(p.s.event(p.sessionID, e))
 		}
 		t.deliver(p.usageEvent(normalize.EventType(EventTokenUsage)))
-	case m.answered && !d.abnormal && !p.measured:
+	case m.answered && !p.measured:
 		// MS-8: nothing before any figure: the source is dropped and the
-		// entry lowered, at Warn since the notice went out (CAP-7).
+		// entry lowered, at Warn since the notice went out (CAP-7). An
+		// abnormal end's consultation (MS-11) counts too: only its
+		// disposition is beyond what the answer can change.
 		p.source = nil
 		p.lower(normalize.TokenCounts)
 	}

@@ -236,6 +236,41 @@ func TestMS11_MS12_AbnormalEndAfterReachingAModelConsultsOnce(t *testing.T) {
 	assert.Len(t, src.drains(), 1)
 }
 
+// An abnormal end's consultation (MS-11) that finds nothing, before any
+// turn of the session had a figure, drops the source as MS-8 says (CAP-7's
+// Warn); the disposition stays the abnormal end's. Here the runtime exits
+// mid-turn after reaching a model (issue #23).
+func TestMS8_MS11_AbnormalEndFindingNothingDropsTheSource(t *testing.T) {
+	h, src := scriptedHarness(t)
+	s := h.start("measured")
+	src.answers <- scriptedAnswer{}
+	r, err, ev := h.turn(s, "chunk::partial crash")
+	require.Error(t, err)
+	assert.Equal(t, []int64{0}, src.drains(), "MS-11: consulted once, bound 0")
+	assert.Equal(t, EventTurnFailed, r.Outcome, "the disposition is unchanged")
+	assert.Equal(t, KindPortExit, r.Kind)
+	assert.Empty(t, ev.messages(EventTokenUsage))
+	assert.False(t, r.UsageMeasured)
+	recs := h.log.find(logCapabilityLowered)
+	require.Len(t, recs, 1, "MS-8: dropped, CAP-7's Warn")
+	assert.Equal(t, "WARN", recs[0].Level.String())
+	assert.Equal(t, "token counts", recs[0].Attrs["capability"])
+}
+
+// The same for a prompt error (MS-11's second abnormal end), where the
+// session goes on: the dropped source is never asked again.
+func TestMS8_MS11_PromptErrorFindingNothingDropsTheSource(t *testing.T) {
+	h, src := scriptedHarness(t)
+	s := h.start("measured")
+	src.answers <- scriptedAnswer{}
+	_, err, _ := h.turn(s, "chunk::partial err:-32603")
+	require.Error(t, err)
+	require.Len(t, h.log.find(logCapabilityLowered), 1, "MS-8: dropped, CAP-7's Warn")
+	_, err, _ = h.turn(s, "quota:100/10")
+	require.NoError(t, err)
+	assert.Equal(t, []int64{0}, src.drains(), "dropped for the rest of the session")
+}
+
 func TestMS4_MS14_UnmeasuredSessionReportsNoFigureAndNoModel(t *testing.T) {
 	h, src := scriptedHarness(t)
 	s := h.start() // not claimed
