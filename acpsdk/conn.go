@@ -115,11 +115,15 @@ type Conn struct {
 	maxLine  int
 
 	// Marks (Conn.Mark, ordered connections only): readerIdle says the
-	// reader waits for new bytes with every line received queued.
+	// reader waits for new bytes with every line received queued; read
+	// counts the bytes read from the stream; marks wait for their place;
+	// pipe is the stream's descriptor when it can say what it holds.
 	markMu     sync.Mutex
 	readerIdle bool
 	readEnded  bool
-	marks      []item
+	read       int64
+	marks      []pendingMark
+	pipe       *markPipe
 
 	lines *lineReader
 	// lastMethod is the method name the reader last decoded (classify).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"sync"
 
 	"github.com/segmentio/encoding/json"
@@ -118,7 +119,8 @@ type OrderedFunc func(ctx context.Context, in *Inbound)
 // calls are [NewConn]'s.
 func NewOrderedConn(r io.Reader, w io.Writer, f OrderedFunc, opts *Options) *Conn {
 	c := newConn(r, w, &ordered{f: f}, opts)
-	c.lines = newLineReader(&markingReader{r: r, c: c}, c.maxLine)
+	c.pipe = newMarkPipe(r)
+	c.lines = newLineReader(&markingReader{r: r, c: c, pipe: c.pipe}, c.maxLine)
 	c.run()
 	return c
 }
@@ -223,14 +225,16 @@ func (r *Reply) Skip() {
 }
 
 // Mark places an InboundMark item carrying v in the sequence of a
-// connection made by [NewOrderedConn], after every line the connection has
-// received so far and before any line it receives later: a consumer that
-// starts something at the mark (a turn, say) has then handled everything
-// the peer wrote before it. A line is received once its bytes were read
-// from the stream, so lines that arrived in one write before Mark are all
-// ahead of the mark. Mark never waits. It reports false when no mark can
-// come any more: the inbound stream has ended (its InboundEnd follows) or
-// the connection is closed, or the connection has no OrderedFunc.
+// connection made by [NewOrderedConn], after every line the peer had
+// written when Mark was called: a consumer that starts something at the
+// mark (a turn, say) has then handled everything the peer wrote before it,
+// and what the peer writes later follows the mark. When the stream is a
+// pipe the runtime's poller reads (an *os.File on Linux and macOS), that
+// includes the bytes waiting in it that the reader has not taken yet;
+// otherwise it is every line the connection has read so far. Mark never
+// waits. It reports false when no mark can come any more: the inbound
+// stream has ended (its InboundEnd follows) or the connection is closed,
+// or the connection has no OrderedFunc.
 func (c *Conn) Mark(v any) bool {
 	if _, ok := c.consumer.(*ordered); !ok {
 		return false
@@ -241,51 +245,108 @@ func (c *Conn) Mark(v any) bool {
 		return false
 	}
 	it := item{kind: InboundMark, mark: v}
-	if c.readerIdle {
-		// The reader waits for bytes: everything received is queued.
+	at := c.read
+	if p := c.pipe; p != nil {
+		at += p.buffered()
+	}
+	if c.readerIdle && len(c.marks) == 0 && at == c.read {
+		// The reader waits for bytes, every line it took is queued and
+		// the stream holds nothing more.
 		c.inbox.pushNow(it)
 		return true
 	}
-	c.marks = append(c.marks, it)
+	// The reader places it once it has read that far.
+	c.marks = append(c.marks, pendingMark{it: it, at: at})
 	return true
 }
 
-// markingReader is an ordered connection's stream: before each read of new
-// bytes it queues the marks made since, then records that the reader is
-// idle, so Mark can tell whether something received is still unqueued.
-// bufio reads only when no complete line is buffered, and the reader reads
-// only once every line before was queued.
+// pendingMark is a mark waiting for the reader: it goes once the reader
+// has read at bytes of the stream and queued the lines they complete.
+type pendingMark struct {
+	it item
+	at int64
+}
+
+// markingReader is an ordered connection's stream. Before each read of new
+// bytes it places the marks whose place it has reached (the reader reads
+// only once every complete line before was queued), and it keeps, under
+// markMu, the count of bytes read and whether the reader waits for more,
+// so that Mark can tell where its mark goes. On a pipe (pipe non-nil) each
+// attempt takes the bytes under markMu and never waits there, so no byte is
+// ever taken without being counted; otherwise the reader is counted idle
+// for the whole of a read.
 type markingReader struct {
-	r io.Reader
-	c *Conn
+	r    io.Reader
+	c    *Conn
+	pipe *markPipe
 }
 
 func (m *markingReader) Read(b []byte) (int, error) {
+	if m.pipe != nil {
+		return m.readPipe(b)
+	}
 	c := m.c
 	c.markMu.Lock()
-	c.flushMarks()
+	c.placeMarks()
 	c.readerIdle = true
 	c.markMu.Unlock()
 	n, err := m.r.Read(b)
 	c.markMu.Lock()
 	c.readerIdle = false
+	c.read += int64(max(n, 0))
 	c.markMu.Unlock()
 	return n, err
 }
 
-// flushMarks queues the marks waiting for the reader; markMu is held.
-func (c *Conn) flushMarks() {
-	for _, it := range c.marks {
-		c.inbox.pushNow(it)
+// readPipe reads the pipe through the poller: each attempt places the
+// marks due, then reads what the pipe holds without waiting, all under
+// markMu; when it holds nothing the reader is idle until the poller says
+// bytes came.
+func (m *markingReader) readPipe(b []byte) (int, error) {
+	c := m.c
+	var n int
+	var rerr error
+	err := m.pipe.rc.Read(func(fd uintptr) bool {
+		c.markMu.Lock()
+		defer c.markMu.Unlock()
+		c.placeMarks()
+		var wait bool
+		n, wait, rerr = tryRead(fd, b)
+		c.readerIdle = wait
+		c.read += int64(n)
+		return !wait
+	})
+	if err != nil {
+		// The file was closed under the wait: its own Read says so in
+		// the words the connection knows (os.ErrClosed).
+		return m.r.Read(b)
 	}
-	c.marks = nil
+	if rerr != nil && rerr != io.EOF {
+		rerr = &os.PathError{Op: "read", Path: m.pipe.name, Err: rerr}
+	}
+	return n, rerr
+}
+
+// placeMarks queues the marks whose place the reader has reached; markMu
+// is held.
+func (c *Conn) placeMarks() {
+	for len(c.marks) > 0 && c.marks[0].at <= c.read {
+		c.inbox.pushNow(c.marks[0].it)
+		c.marks = c.marks[1:]
+	}
+	if len(c.marks) == 0 {
+		c.marks = nil
+	}
 }
 
 // endMarks runs when the inbound stream ends: waiting marks go ahead of the
 // end, later ones are refused.
 func (c *Conn) endMarks() {
 	c.markMu.Lock()
-	c.flushMarks()
+	for _, m := range c.marks {
+		c.inbox.pushNow(m.it)
+	}
+	c.marks = nil
 	c.readEnded = true
 	c.markMu.Unlock()
 }

@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -283,6 +287,58 @@ func TestSDK7_InOrderMarkFollowsWhatWasReceived(t *testing.T) {
 		assert.False(t, c.Mark("late"), "no mark after the end")
 		require.NoError(t, c.Close())
 	}
+}
+
+// TestSDK7_InOrderMarkFollowsBytesWaitingInThePipe: a line the peer wrote
+// into the pipe before Mark goes ahead of the mark, also when the reader
+// has not read it yet (it waits for the poller to wake it) or is reading it
+// right then (issue #23: a request written right after a prompt's answer
+// was taken into the next turn, whose mark went ahead of it). With one P
+// the test writes the line and marks before the reader can run; with two
+// the reader runs beside it.
+func TestSDK7_InOrderMarkFollowsBytesWaitingInThePipe(t *testing.T) {
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+		t.Skip("a mark counts the bytes waiting in a pipe on Linux and macOS only")
+	}
+	for _, procs := range []int{1, 2} {
+		t.Run(fmt.Sprintf("GOMAXPROCS=%d", procs), func(t *testing.T) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			for i := range 300 {
+				markAfterPipedLine(t, i)
+			}
+		})
+	}
+}
+
+// markAfterPipedLine is one run of TestSDK7_InOrderMarkFollowsBytesWaitingInThePipe.
+func markAfterPipedLine(t *testing.T, i int) {
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	seq := newSequence()
+	first := make(chan struct{}, 1)
+	c := NewOrderedConn(r, io.Discard, func(ctx context.Context, in *Inbound) {
+		seq.add(ctx, in)
+		if in.Kind == InboundNotification {
+			select {
+			case first <- struct{}{}:
+			default:
+			}
+		}
+	}, nil)
+	_, err = io.WriteString(w, `{"jsonrpc":"2.0","method":"a"}`+"\n")
+	require.NoError(t, err)
+	await(t, first)
+	_, err = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"method":"b"}`+"\n")
+	require.NoError(t, err)
+	require.True(t, c.Mark("after b"))
+	require.NoError(t, w.Close())
+	await(t, seq.end)
+	got, replies := seq.list()
+	require.Equal(t, []string{"notification a ", "request b 1", "mark after b", "end read"}, got, "iteration %d", i)
+	for _, rp := range replies {
+		rp.Skip()
+	}
+	require.NoError(t, c.Close())
 }
 
 // TestSDK9_InOrderSlowConsumerSlowsReader: a blocked InOrder callback

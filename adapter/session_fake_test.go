@@ -83,6 +83,9 @@ type runner struct {
 	sid    string // the session updates name
 	newSid string // what session/new answers
 	rec    *os.File
+	// replied: the open prompt was answered by reply: and its commands
+	// go on.
+	replied bool
 }
 
 func (r *runner) has(k string) bool { _, ok := r.cfg[k]; return ok }
@@ -261,12 +264,15 @@ func (r *runner) script(s string) {
 // prompt runs a prompt's commands; the last answer wins unless a command
 // answered already.
 func (r *runner) prompt(m fakeagent.Msg, cmds []string) {
+	r.replied = false
 	for _, c := range cmds {
 		if r.command(m, c) {
 			return
 		}
 	}
-	r.a.Reply(m, map[string]any{"stopReason": "end_turn"})
+	if !r.replied {
+		r.a.Reply(m, map[string]any{"stopReason": "end_turn"})
+	}
 }
 
 // command executes one command; true when it answered the prompt (or
@@ -366,6 +372,16 @@ func (r *runner) command(m fakeagent.Msg, c string) bool {
 		a.Release()
 		os.Stdout.Close()
 		os.Exit(0)
+	case "reply": // reply:REASON — answer the prompt, then go on with the commands after it
+		a.Reply(m, map[string]any{"stopReason": arg})
+		r.replied = true
+	case "stderr": // stderr:TEXT — one line on stderr, after everything written before it on stdout
+		fmt.Fprintln(os.Stderr, arg)
+	case "raw": // raw:LINE — write LINE as it is (JSON without spaces)
+		a.WriteLine(arg)
+	case "result": // result:JSON — answer the prompt with this result, as it is
+		a.Reply(m, json.RawMessage(arg))
+		return true
 	case "stop": // stop:REASON
 		a.Reply(m, map[string]any{"stopReason": arg})
 		return true

@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -72,6 +73,30 @@ func TestEV13_PM7_DI9_PermissionAfterEndTurn(t *testing.T) {
 	wire := h.wire()
 	assert.Zero(t, count(wire, `"session/cancel"`), "no cancel for an answered prompt")
 	assert.Equal(t, 1+orderLoops, count(wire, `"session/prompt"`), "a latched turn sends no prompt")
+}
+
+func TestEV13_PM7_PermissionWrittenRightAfterEndTurn(t *testing.T) {
+	// The same with the request in a write of its own, right after the
+	// answer's (issue #23: 2 of 8 runs took it into a turn, with a stray
+	// session/cancel). The runtime then says so on stderr, and the next
+	// turn is asked for only once that line is logged: the request was
+	// written before RunTurn asked, so it is a between-turn request.
+	h := newHarness(t)
+	s := h.start("ignore-term")
+	h.warmTurn(s)
+	for i := range *defectLoops {
+		wrote := fmt.Sprintf("wrote-%d", i)
+		written := h.log.waitFor("agent stderr", wrote)
+		h.orderedTurn(s, i, "reply:end_turn permask:allow_once stderr:"+wrote,
+			wantStarted, wantCompleted)
+		<-written
+		h.orderedTurn(s, i, "stop:end_turn",
+			wantStarted, wantNeeded, wantInputReq)
+	}
+	h.stop(s)
+	wire := h.wire()
+	assert.Zero(t, count(wire, `"session/cancel"`), "no cancel for an answered prompt")
+	assert.Equal(t, 1+*defectLoops, count(wire, `"session/prompt"`), "a latched turn sends no prompt")
 }
 
 func TestEV13_EV11_UpdatesAfterResponseBelongToNextTurn(t *testing.T) {
