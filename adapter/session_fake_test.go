@@ -377,8 +377,8 @@ func (r *runner) command(m fakeagent.Msg, c string) bool {
 		r.replied = true
 	case "stderr": // stderr:TEXT — one line on stderr, after everything written before it on stdout
 		fmt.Fprintln(os.Stderr, arg)
-	case "raw": // raw:LINE — write LINE as it is (JSON without spaces)
-		a.WriteLine(arg)
+	case "raw": // raw:LINE — write LINE (JSON without spaces), @sid@ replaced by the session id
+		a.WriteLine(strings.ReplaceAll(arg, "@sid@", r.sid))
 	case "result": // result:JSON — answer the prompt with this result, as it is
 		a.Reply(m, json.RawMessage(arg))
 		return true

@@ -483,7 +483,7 @@ func selectRefusal(params []byte) (string, bool) {
 			Kind     json.RawMessage `json:"kind"`
 		} `json:"options"`
 	}
-	if json.Unmarshal(params, &req) != nil {
+	if normalize.DecodeMembers(params, &req) != nil {
 		return "", false
 	}
 	opts := make([]normalize.PermissionOption, 0, len(req.Options))

@@ -181,7 +181,7 @@ func decodeNewSession(raw []byte) (string, bool) {
 	var res struct {
 		SessionID *string `json:"sessionId"`
 	}
-	if json.Unmarshal(raw, &res) != nil || res.SessionID == nil || *res.SessionID == "" {
+	if normalize.DecodeMembers(raw, &res) != nil || res.SessionID == nil || *res.SessionID == "" {
 		return "", false
 	}
 	return *res.SessionID, true

@@ -349,7 +349,7 @@ func decodeStopReason(raw []byte) (string, bool) {
 		StopReason json.RawMessage `json:"stopReason"`
 	}
 	var reason string
-	if json.Unmarshal(raw, &res) != nil || len(res.StopReason) == 0 || res.StopReason[0] != '"' ||
+	if normalize.DecodeMembers(raw, &res) != nil || len(res.StopReason) == 0 || res.StopReason[0] != '"' ||
 		json.Unmarshal(res.StopReason, &reason) != nil {
 		return "", false
 	}

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/segmentio/encoding/json"
-
 	"acpkit.dev/adapter/internal/measure"
 	"acpkit.dev/adapter/internal/normalize"
 )
@@ -47,7 +45,7 @@ func lowerBound(raw []byte) (bound int64, present bool) {
 			} `json:"quota"`
 		} `json:"_meta"`
 	}
-	if json.Unmarshal(raw, &res) != nil || res.Meta.Quota.TokenCount == nil {
+	if normalize.DecodeMembers(raw, &res) != nil || res.Meta.Quota.TokenCount == nil {
 		return 0, false
 	}
 	tc := res.Meta.Quota.TokenCount

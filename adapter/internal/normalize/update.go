@@ -19,7 +19,7 @@ func DecodeNotification(params []byte) (sessionID string, update []byte, err err
 		SessionID json.RawMessage `json:"sessionId"`
 		Update    json.RawMessage `json:"update"`
 	}
-	if err := json.Unmarshal(params, &p); err != nil {
+	if err := DecodeMembers(params, &p); err != nil {
 		return "", nil, errors.Join(ErrBadNotification, err)
 	}
 	if !isObject(p.Update) || json.Unmarshal(p.SessionID, &sessionID) != nil || len(p.SessionID) == 0 {
@@ -200,8 +200,7 @@ func tag(update []byte) string {
 	if !isObject(update) || !json.Valid(update) {
 		return ""
 	}
-	// Exact member names, as gen matches them.
-	if _, err := json.Parse(update, &t, json.DontMatchCaseInsensitiveStructFields); err != nil ||
+	if DecodeMembers(update, &t) != nil ||
 		len(t.SessionUpdate) == 0 || t.SessionUpdate[0] != '"' || json.Unmarshal(t.SessionUpdate, &s) != nil {
 		return ""
 	}
