@@ -310,9 +310,9 @@ func (p *pump) update(m pumpUpdate) {
 		return
 	}
 	// SR-6: while a load is outstanding its id counts as the session's own.
-	loading := p.load != nil && sid == p.load.id
-	if p.idKnown && sid != p.sessionID && !loading {
-		p.s.log.Debug(logForeignUpdate, "session_id", sid)
+	loading := p.load != nil && string(sid) == p.load.id
+	if p.idKnown && string(sid) != p.sessionID && !loading {
+		p.s.log.Debug(logForeignUpdate, "session_id", string(sid))
 		return
 	}
 	evs, info := p.norm.Update(upd, m.at)
@@ -322,7 +322,7 @@ func (p *pump) update(m pumpUpdate) {
 	case info.DebugOnly:
 		p.s.log.Debug(logDebugUpdate, "session_update", info.Variant)
 	}
-	if w := p.load; w != nil && info.Replay && !info.Invalid && sid == w.id && !w.hit {
+	if w := p.load; w != nil && info.Replay && !info.Invalid && string(sid) == w.id && !w.hit {
 		w.hit = true
 		close(w.seen)
 		if st := p.stage; st != nil && st.method == gen.MethodSessionLoad && st.answered {
@@ -477,22 +477,23 @@ func (p *pump) request(m pumpRequest) {
 // option missing its name or carrying an unknown kind, which would turn a
 // PM-1 refusal into a PM-2 cancellation.
 func selectRefusal(params []byte) (string, bool) {
-	var req struct {
-		Options []struct {
-			OptionID json.RawMessage `json:"optionId"`
-			Kind     json.RawMessage `json:"kind"`
-		} `json:"options"`
+	var opts []normalize.PermissionOption
+	readable := true
+	if options, ok := normalize.Member(params, "options"); ok {
+		readable = normalize.Elements(options, func(o []byte) {
+			if len(o) == 0 || o[0] != '{' {
+				readable = false
+				return
+			}
+			id, idOK := normalize.StringMember(o, "optionId")
+			kind, kindOK := normalize.StringMember(o, "kind")
+			if idOK && kindOK {
+				opts = append(opts, normalize.PermissionOption{OptionID: id, Kind: gen.PermissionOptionKind(kind)})
+			}
+		}) && readable
 	}
-	if normalize.DecodeMembers(params, &req) != nil {
+	if !readable {
 		return "", false
-	}
-	opts := make([]normalize.PermissionOption, 0, len(req.Options))
-	for _, o := range req.Options {
-		var id, kind string
-		if json.Unmarshal(o.OptionID, &id) != nil || json.Unmarshal(o.Kind, &kind) != nil {
-			continue
-		}
-		opts = append(opts, normalize.PermissionOption{OptionID: id, Kind: gen.PermissionOptionKind(kind)})
 	}
 	return normalize.SelectRefusal(opts)
 }

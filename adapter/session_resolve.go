@@ -178,11 +178,6 @@ func orEmpty(servers []mcpconfig.Wire) []mcpconfig.Wire {
 
 // decodeNewSession reads session/new's sessionId: a non-empty string.
 func decodeNewSession(raw []byte) (string, bool) {
-	var res struct {
-		SessionID *string `json:"sessionId"`
-	}
-	if normalize.DecodeMembers(raw, &res) != nil || res.SessionID == nil || *res.SessionID == "" {
-		return "", false
-	}
-	return *res.SessionID, true
+	id, ok := normalize.StringMember(raw, "sessionId")
+	return id, ok && id != ""
 }

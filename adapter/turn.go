@@ -345,15 +345,7 @@ func (p *pump) promptDone(raw json.RawMessage, err error) {
 // decodeStopReason reads a prompt result's stopReason, which must be a
 // string; other members (usage, _meta, vendor keys) are not read here.
 func decodeStopReason(raw []byte) (string, bool) {
-	var res struct {
-		StopReason json.RawMessage `json:"stopReason"`
-	}
-	var reason string
-	if normalize.DecodeMembers(raw, &res) != nil || len(res.StopReason) == 0 || res.StopReason[0] != '"' ||
-		json.Unmarshal(res.StopReason, &reason) != nil {
-		return "", false
-	}
-	return reason, true
+	return normalize.StringMember(raw, "stopReason")
 }
 
 // endTurn ends the open turn, after the measurement source's third check

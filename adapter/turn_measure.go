@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/segmentio/encoding/json"
+
 	"acpkit.dev/adapter/internal/measure"
 	"acpkit.dev/adapter/internal/normalize"
 )
@@ -33,23 +35,36 @@ type drainState struct {
 
 // lowerBound reads MS-5's presence signal from a prompt result:
 // max(input,0) + max(output,0) of _meta.quota.token_count; present is
-// false when the block is absent. The per-model breakdown is not read.
+// false when the block is absent (or not an object, or a count is not a
+// number). The per-model breakdown is not read.
 func lowerBound(raw []byte) (bound int64, present bool) {
-	var res struct {
-		Meta struct {
-			Quota struct {
-				TokenCount *struct {
-					Input  float64 `json:"input_tokens"`
-					Output float64 `json:"output_tokens"`
-				} `json:"token_count"`
-			} `json:"quota"`
-		} `json:"_meta"`
+	tc := raw
+	for _, name := range []string{"_meta", "quota", "token_count"} {
+		var ok bool
+		if tc, ok = normalize.Member(tc, name); !ok {
+			return 0, false
+		}
 	}
-	if normalize.DecodeMembers(raw, &res) != nil || res.Meta.Quota.TokenCount == nil {
+	if len(tc) == 0 || tc[0] != '{' {
 		return 0, false
 	}
-	tc := res.Meta.Quota.TokenCount
-	return int64(max(tc.Input, 0)) + int64(max(tc.Output, 0)), true
+	input, inOK := tokenCount(tc, "input_tokens")
+	output, outOK := tokenCount(tc, "output_tokens")
+	if !inOK || !outOK {
+		return 0, false
+	}
+	return int64(max(input, 0)) + int64(max(output, 0)), true
+}
+
+// tokenCount reads the number member name of obj: 0 when absent, false when
+// it is not a number.
+func tokenCount(obj []byte, name string) (float64, bool) {
+	raw, ok := normalize.Member(obj, name)
+	if !ok {
+		return 0, true
+	}
+	var n float64
+	return n, json.Unmarshal(raw, &n) == nil
 }
 
 // consultSource is the third check (MS-6, MS-11): when the turn is to be

@@ -294,7 +294,7 @@ func TestEV2_UnknownLoggedOnceAndExtraKeysTolerated(t *testing.T) {
 func TestEV10_DecodeNotification(t *testing.T) {
 	id, upd, err := DecodeNotification([]byte(`{"sessionId":"s1","update":{"sessionUpdate":"plan","entries":[]}}`))
 	require.NoError(t, err)
-	assert.Equal(t, "s1", id)
+	assert.Equal(t, "s1", string(id))
 	assert.JSONEq(t, `{"sessionUpdate":"plan","entries":[]}`, string(upd))
 	for _, bad := range []string{``, `null`, `[]`, `{"sessionId":1,"update":{}}`, `{"sessionId":"s"}`, `{"update":{}}`, `{"sessionId":"s","update":"x"}`, `{`} {
 		_, _, err := DecodeNotification([]byte(bad))

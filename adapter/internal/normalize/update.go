@@ -1,6 +1,7 @@
 package normalize
 
 import (
+	"bytes"
 	"errors"
 	"time"
 
@@ -12,20 +13,30 @@ import (
 // params that are not an object with a string sessionId and an object update.
 var ErrBadNotification = errors.New("session/update params did not decode")
 
-// DecodeNotification splits session/update params into the session id and
-// the raw update object. A failure is reported as EV-10's malformed event.
-func DecodeNotification(params []byte) (sessionID string, update []byte, err error) {
-	var p struct {
-		SessionID json.RawMessage `json:"sessionId"`
-		Update    json.RawMessage `json:"update"`
+// DecodeNotification splits session/update params into the raw session id
+// (the string's bytes, as sent) and the raw update object, both sharing
+// params. A failure is reported as EV-10's malformed event.
+func DecodeNotification(params []byte) (sessionID []byte, update []byte, err error) {
+	var sid []byte
+	ok := members(params, '{', func(key, value []byte) {
+		switch {
+		case nameIs(key, "sessionId"):
+			sid = value
+		case nameIs(key, "update"):
+			update = value
+		}
+	})
+	if !ok || len(sid) < 2 || sid[0] != '"' || !isObject(update) {
+		return nil, nil, ErrBadNotification
 	}
-	if err := DecodeMembers(params, &p); err != nil {
-		return "", nil, errors.Join(ErrBadNotification, err)
+	if bytes.IndexByte(sid, '\\') >= 0 {
+		s, ok := stringValue(sid)
+		if !ok {
+			return nil, nil, ErrBadNotification
+		}
+		return []byte(s), update, nil
 	}
-	if !isObject(p.Update) || json.Unmarshal(p.SessionID, &sessionID) != nil || len(p.SessionID) == 0 {
-		return "", nil, ErrBadNotification
-	}
-	return sessionID, p.Update, nil
+	return sid[1 : len(sid)-1], update, nil
 }
 
 // Info describes what an update was, for the pump's bookkeeping beside the
@@ -193,17 +204,10 @@ func (n *Normalizer) malformed(msg string, at time.Time, info *Info) []Event {
 // not a string, or the update is not an object). Only the paths gen did not
 // map to a recognised variant read it.
 func tag(update []byte) string {
-	var t struct {
-		SessionUpdate json.RawMessage `json:"sessionUpdate"`
-	}
-	var s string
-	if !isObject(update) || !json.Valid(update) {
+	if !json.Valid(update) {
 		return ""
 	}
-	if DecodeMembers(update, &t) != nil ||
-		len(t.SessionUpdate) == 0 || t.SessionUpdate[0] != '"' || json.Unmarshal(t.SessionUpdate, &s) != nil {
-		return ""
-	}
+	s, _ := StringMember(update, "sessionUpdate")
 	return s
 }
 
