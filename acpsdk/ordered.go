@@ -130,11 +130,23 @@ type ordered struct {
 	f OrderedFunc
 }
 
+// inboundNotification is a notification's Inbound with its Request, in
+// one allocation.
+type inboundNotification struct {
+	Inbound
+	req Request
+}
+
 func (o *ordered) take(c *Conn, it item) {
-	in := &Inbound{Kind: it.kind}
+	var in *Inbound
+	if it.kind == InboundNotification {
+		n := &inboundNotification{Inbound: Inbound{Kind: it.kind}, req: Request{Method: it.method, Params: it.params, validated: it.params}}
+		n.Request = &n.req
+		in = &n.Inbound
+	} else {
+		in = &Inbound{Kind: it.kind}
+	}
 	switch it.kind {
-	case InboundNotification:
-		in.Request = &Request{Method: it.method, Params: it.params, validated: it.params}
 	case InboundRequest:
 		ctx, cancel, s, req := c.startRequest(it.req)
 		in.Request = req

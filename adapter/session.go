@@ -28,7 +28,9 @@ type session struct {
 	// remote: the runtime runs over SSH behind a local ssh relay (§21).
 	remote bool
 
-	proc   *launch.Process
+	proc *launch.Process
+	// pid is proc's PID as events carry it, formatted once.
+	pid    string
 	conn   *acpsdk.Conn
 	stderr *stderrlog.Collector
 	pump   *pump
@@ -190,7 +192,7 @@ func (s *session) event(sessionID string, e normalize.Event) Event {
 	return Event{
 		Type:           EventType(e.Type),
 		Time:           e.Time.UTC(),
-		AgentPID:       s.proc.PID(),
+		AgentPID:       s.pid,
 		SessionID:      sessionID,
 		Message:        e.Message,
 		ToolName:       e.ToolName,

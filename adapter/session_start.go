@@ -121,7 +121,7 @@ func (s *session) launch(ctx context.Context, target launch.Target, env []string
 	if err != nil {
 		return err
 	}
-	s.proc = proc
+	s.proc, s.pid = proc, proc.PID()
 	var stderr io.Reader = proc.Stderr()
 	var connTap func(acpsdk.Direction, []byte)
 	if s.a.tap != nil {

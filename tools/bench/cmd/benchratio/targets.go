@@ -146,6 +146,22 @@ var targets = []target{
 		cpu:    []term{{"BenchmarkNotificationsPaired/2cpu", "floor-cpu-ns/op"}, {"BenchmarkNotificationsPaired/2cpu", "cpu-ns/op"}},
 		cmp:    atLeast, goal: 1.0,
 	},
+	// Issue #23's adapter goals: one turn of 100k agent_message_chunk
+	// updates from a runtime process, through RunTurn's OnEvent against
+	// the same stream through acpsdk's ClientSide, and the allocations of
+	// the whole process per event the adapter delivers.
+	{
+		issue: 23, what: "100k chunks in a turn, throughput adapter / ClientSide",
+		num: []term{{"BenchmarkChunkTurn/clientside", ns}},
+		den: []term{{"BenchmarkChunkTurn/adapter", ns}},
+		cmp: atLeast, goal: 0.8,
+	},
+	{
+		issue: 23, what: "allocations per adapter event",
+		num:   []term{{"BenchmarkChunkTurn/adapter", "allocs/event"}},
+		scale: 1, unit: "allocs",
+		cmp: atMost, goal: 4,
+	},
 	{
 		issue: 15, spec: "SDK-11", what: "100k notifications throughput over a pipe, ours / scan+decode",
 		num: []term{{"BenchmarkNotifications/scandecode", ns}},
