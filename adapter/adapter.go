@@ -38,6 +38,9 @@ type Adapter struct {
 	tap func(WireEvent)
 	// sources are the measurement sources offered every launch (§7).
 	sources *measure.Registry
+	// permissionHook decides permission requests (PM-11); nil refuses
+	// them (PM-1, PM-2).
+	permissionHook PermissionHook
 
 	// created remembers the sessions this process created, for SR-9.
 	mu      sync.Mutex
@@ -58,6 +61,7 @@ type options struct {
 	handshakeFloor time.Duration
 	tap            func(WireEvent)
 	sources        *measure.Registry
+	permissionHook PermissionHook
 }
 
 // WithLogger sends the adapter's records to l; every record carries
@@ -105,6 +109,7 @@ func New(extension map[string]any, opts ...Option) (*Adapter, error) {
 		handshakeFloor: o.handshakeFloor,
 		tap:            o.tap,
 		sources:        o.sources,
+		permissionHook: o.permissionHook,
 		created:        make(map[creationKey]time.Time),
 	}, nil
 }
