@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 )
 
@@ -25,6 +26,12 @@ type Options struct {
 
 	// Advertised capabilities.
 	LoadSession, Resume, Close, Delete, MCPHTTP bool
+
+	// Authentication: the agent methods advertised (ids), whether a
+	// session needs authenticate first, and an error for authenticate.
+	AuthMethods      []string
+	RequireAuth      bool
+	FailAuthenticate int
 
 	// Sessions.
 	FailNewSession       int    // non-zero: answer session/new with this error code
@@ -101,6 +108,16 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.BoolVar(&o.Close, "close", false, "advertise and serve session/close")
 	fs.BoolVar(&o.Delete, "delete", false, "advertise and serve session/delete")
 	fs.BoolVar(&o.MCPHTTP, "mcp-http", false, "advertise mcpCapabilities.http")
+	fs.Func("auth-methods", "advertise these agent auth method `IDS` (comma-separated)", func(s string) error {
+		for _, id := range strings.Split(s, ",") {
+			if id = strings.TrimSpace(id); id != "" {
+				o.AuthMethods = append(o.AuthMethods, id)
+			}
+		}
+		return nil
+	})
+	fs.BoolVar(&o.RequireAuth, "require-auth", false, "answer session/new, load and resume with -32000 until authenticate succeeded")
+	fs.IntVar(&o.FailAuthenticate, "fail-authenticate", 0, "answer authenticate with this JSON-RPC error code")
 	fs.IntVar(&o.FailNewSession, "fail-new-session", 0, "answer session/new with this JSON-RPC error code (e.g. -32000)")
 	fs.StringVar(&o.StateDir, "state-dir", "", "directory to persist conversations in, for session/load across processes")
 	fs.StringVar(&o.RecordMCP, "record-mcp", "", "append each session request's mcpServers as a JSON line to this file")
