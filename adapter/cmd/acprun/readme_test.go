@@ -75,11 +75,11 @@ func TestContainsLines(t *testing.T) {
 func TestREADMEDocumentsEveryFlag(t *testing.T) {
 	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
 	require.NoError(t, err)
-	var stderr bytes.Buffer
-	cmd := exec.Command(filepath.Join(bin, "acprun"), "-h")
-	cmd.Stderr = &stderr
-	require.NoError(t, cmd.Run())
-	flags := regexp.MustCompile(`(?m)^  -([a-z-]+)`).FindAllStringSubmatch(stderr.String(), -1)
+	var stdout bytes.Buffer
+	cmd := exec.Command(filepath.Join(bin, "acprun"), "--help")
+	cmd.Stdout = &stdout
+	require.NoError(t, cmd.Run(), "--help exits 0")
+	flags := regexp.MustCompile(`(?m)^\s+(?:-[a-z], )?--([a-z-]+)`).FindAllStringSubmatch(stdout.String(), -1)
 	require.NotEmpty(t, flags)
 	for _, f := range flags {
 		assert.True(t, strings.Contains(string(readme), "`--"+f[1]), "the README documents --%s", f[1])

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"os"
 	"sync"
@@ -35,11 +36,14 @@ type fakeRuntime struct {
 	sess       Session
 	turns      []fakeTurn
 
-	// wire is tapped and logs are logged (at Warn) during StartSession.
-	wire []adapter.WireEvent
-	logs []string
-	log  *slog.Logger
-	tap  func(adapter.WireEvent)
+	// wire is tapped and logs are logged (at Warn) during StartSession;
+	// stopLogs during StopSession.
+	wire     []adapter.WireEvent
+	logs     []string
+	stopLogs []string
+	log      *slog.Logger
+	tap      func(adapter.WireEvent)
+	hook     adapter.PermissionHook
 
 	turnBegan chan int      // receives the turn number as each turn begins
 	stopped   chan struct{} // closed when StopSession is called
@@ -125,6 +129,9 @@ func (f *fakeRuntime) StopSession(ctx context.Context, s Session) error {
 	f.stopCtxDone = ctx.Err() != nil
 	f.concurrent = f.inTurn
 	f.mu.Unlock()
+	for _, m := range f.stopLogs {
+		f.log.Warn(m)
+	}
 	close(f.stopped)
 	return nil
 }
@@ -162,6 +169,8 @@ type harness struct {
 	stderr  bytes.Buffer
 	signals chan os.Signal
 	agent   func(ctx context.Context) (string, error)
+	// tty is the controlling terminal --permissions ask opens; nil: none.
+	tty func() (io.ReadWriteCloser, error)
 }
 
 func newHarness(rt *fakeRuntime) *harness {
@@ -180,13 +189,14 @@ func (h *harness) env(args ...string) Env {
 		Signals: h.signals,
 		Getwd:   func() (string, error) { return "/work/here", nil },
 		Now:     func() time.Time { return epoch },
-		NewRuntime: func(log *slog.Logger, tap func(adapter.WireEvent)) (Runtime, error) {
+		NewRuntime: func(o RuntimeOptions) (Runtime, error) {
 			if h.rt == nil {
 				return nil, errors.New("no runtime")
 			}
-			h.rt.log, h.rt.tap = log, tap
+			h.rt.log, h.rt.tap, h.rt.hook = o.Logger, o.Tap, o.PermissionHook
 			return h.rt, nil
 		},
+		OpenTTY:        h.tty,
 		ReferenceAgent: h.agent,
 	}
 }
