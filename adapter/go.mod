@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	acpkit.dev v0.1.0
+	github.com/creack/pty v1.1.24
 	github.com/segmentio/encoding v0.5.4
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0

@@ -165,6 +165,10 @@
 //	--cancel-after-refusal      end a turn whose permission request was
 //	                            answered with a reject option with stop
 //	                            reason cancelled, as codex-acp 2.6.0 does
+//	--stop-at-refusal           end a turn with end_turn right at a
+//	                            permission request answered with a reject
+//	                            option, sending nothing more, as Copilot
+//	                            CLI, OpenCode and Qwen Code do
 //	--late-updates              send the last text chunk of each turn after
 //	                            the prompt response
 //	--prompt-error CODE         answer every prompt with error CODE

@@ -45,6 +45,7 @@ type Options struct {
 	SlowFor            time.Duration // how long a slow turn lasts at most
 	CancelStopReason   string        // the stop reason a cancelled turn ends with
 	CancelAfterRefusal bool          // end a turn whose permission was refused with stop reason cancelled
+	StopAtRefusal      bool          // end a turn with end_turn right at a refused permission, sending nothing more
 	LateUpdates        bool          // send a turn's last chunk after the prompt response
 	PromptError        int           // non-zero: answer every prompt with this error code
 	OversizeBytes      int           // size of the line the "oversize" word writes
@@ -127,6 +128,7 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.DurationVar(&o.SlowFor, "slow-for", o.SlowFor, "how long a slow turn lasts at most")
 	fs.StringVar(&o.CancelStopReason, "cancel-stop-reason", o.CancelStopReason, "stop reason a cancelled turn ends with")
 	fs.BoolVar(&o.CancelAfterRefusal, "cancel-after-refusal", false, "end a turn whose permission request was refused with stop reason cancelled (as codex-acp does)")
+	fs.BoolVar(&o.StopAtRefusal, "stop-at-refusal", false, "end a turn with end_turn right at a refused permission, sending nothing more (as Copilot CLI, OpenCode and Qwen Code do)")
 	fs.BoolVar(&o.LateUpdates, "late-updates", false, "send each turn's last message chunk after the prompt response")
 	fs.IntVar(&o.PromptError, "prompt-error", 0, "answer every session/prompt with this JSON-RPC error code")
 	fs.IntVar(&o.OversizeBytes, "oversize-bytes", o.OversizeBytes, "length of the line the oversize word writes")

@@ -30,6 +30,8 @@ type turnRun struct {
 	sent  int             // updates sent so far
 	// refused: a permission request was answered with a reject option.
 	refused bool
+	// stopped: the turn ends here, at a refusal (--stop-at-refusal).
+	stopped bool
 }
 
 func (r *turnRun) send(u map[string]any) error {
@@ -202,10 +204,14 @@ func (r *turnRun) play(sc Script, prompt string) (*gen.PromptResponse, error) {
 			return nil, err
 		}
 	}
-	if sc.Write {
+	if sc.Write && !r.stopped {
 		if err := r.write(); err != nil {
 			return nil, err
 		}
+	}
+	if r.stopped {
+		a.log.Info("turn ended at a refused permission", "session_id", r.sid)
+		return &gen.PromptResponse{StopReason: gen.StopReasonEndTurn}, nil
 	}
 	if sc.Elicit {
 		if err := r.elicit(); err != nil {
@@ -337,6 +343,9 @@ func (r *turnRun) permission(kind, toolKind string) error {
 		}
 	}
 	allowed, verdict := r.askPermission(id, title, toolKind, options)
+	if r.stopped {
+		return nil
+	}
 	status := "failed"
 	if allowed {
 		status = "completed"
@@ -375,6 +384,7 @@ func (r *turnRun) askPermission(id, title, toolKind string, options []any) (bool
 		return true, "permission outcome: selected " + out.Outcome.OptionID
 	}
 	r.refused = true
+	r.stopped = r.a.opts.StopAtRefusal
 	return false, "permission outcome: selected " + out.Outcome.OptionID
 }
 
@@ -393,6 +403,9 @@ func (r *turnRun) write() error {
 		map[string]any{"optionId": "allow", "name": "Allow", "kind": "allow_once"},
 		map[string]any{"optionId": "reject", "name": "Reject", "kind": "reject_once"},
 	})
+	if r.stopped {
+		return nil
+	}
 	status := "failed"
 	if allowed {
 		status = "completed"

@@ -116,3 +116,18 @@ func TestAuthenticate_FailsOnRequest(t *testing.T) {
 	require.NotNil(t, r.Error)
 	assert.EqualValues(t, -32000, r.Error.Code)
 }
+
+func TestPrompt_StopAtRefusalSendsNothingMore(t *testing.T) {
+	o := DefaultOptions()
+	o.StopAtRefusal = true
+	c := startAgent(t, o)
+	sid := c.handshake()
+	updates, resp := c.prompt(sid, "write text")
+	require.Nil(t, resp.Error)
+	assert.Equal(t, "end_turn", resp.Result["stopReason"])
+	require.NotEmpty(t, updates)
+	assert.Equal(t, "session/request_permission", updates[len(updates)-1].kind(), "the refusal is the last thing it did")
+	c.answer = func(string, json.RawMessage) (any, *acpsdk.Error) { return selected("allow"), nil }
+	_, resp = c.prompt(sid, "permission text")
+	assert.Equal(t, "end_turn", resp.Result["stopReason"])
+}

@@ -59,6 +59,9 @@ func testMain(m *testing.M) int {
 	}
 	bin = dir
 	code := m.Run()
+	if installDir != "" {
+		os.RemoveAll(installDir)
+	}
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
