@@ -224,10 +224,55 @@ func editDistance(a, b string) int {
 	return d[len(a)][len(b)]
 }
 
-// Help writes the synopsis and every flag to w (for --help, on stdout).
+// helpWidth is the width --help wraps the flags' descriptions to.
+const helpWidth = 100
+
+// Help writes the synopsis and every flag to w (for --help, on stdout):
+// "-v, --verbose" or "--name VALUE", then the description wrapped under
+// itself, with the default when it is not the zero value.
 func (f *FlagSet) Help(w io.Writer) {
-	_, _ = io.WriteString(w, strings.TrimRight(f.synopsis, "\n")+"\n\nFlags:\n")
-	_, _ = io.WriteString(w, f.FlagUsagesWrapped(100))
+	type entry struct{ head, text string }
+	var entries []entry
+	width := 0
+	f.VisitAll(func(fl *pflag.Flag) {
+		if fl.Hidden {
+			return
+		}
+		head := "      --" + fl.Name
+		if fl.Shorthand != "" {
+			head = "  -" + fl.Shorthand + ", --" + fl.Name
+		}
+		name, text := pflag.UnquoteUsage(fl)
+		if fl.NoOptDefVal == "" && name != "" {
+			head += " " + name
+		}
+		switch fl.DefValue {
+		case "", "false", "0", "0s", "[]":
+		default:
+			text += fmt.Sprintf(" (default %s)", fl.DefValue)
+		}
+		entries = append(entries, entry{head, text})
+		width = max(width, len(head))
+	})
+	var b strings.Builder
+	b.WriteString(strings.TrimRight(f.synopsis, "\n") + "\n\nFlags:\n")
+	for _, e := range entries {
+		b.WriteString(e.head + strings.Repeat(" ", width+3-len(e.head)))
+		col := width + 3
+		for i, word := range strings.Fields(e.text) {
+			if i > 0 && col+1+len(word) > helpWidth {
+				b.WriteString("\n" + strings.Repeat(" ", width+3))
+				col = width + 3
+			} else if i > 0 {
+				b.WriteByte(' ')
+				col++
+			}
+			b.WriteString(word)
+			col += len(word)
+		}
+		b.WriteByte('\n')
+	}
+	_, _ = io.WriteString(w, b.String())
 }
 
 // Fail reports err for a person on w — the command, the reason, a

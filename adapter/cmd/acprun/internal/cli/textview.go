@@ -175,15 +175,7 @@ func (v *textView) clearBelow() {
 func (v *textView) pause() (resume func()) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.clearBelow()
-	if v.drawn {
-		io.WriteString(v.w, ansiClearLine)
-		v.drawn = false
-	}
-	if v.streamOpen {
-		io.WriteString(v.w, "\n")
-		v.streamOpen, v.streamKind = false, ""
-	}
+	v.makeRoom()
 	v.paused = true
 	return func() {
 		v.mu.Lock()
@@ -453,19 +445,25 @@ func (v *textView) logWriter(stderr io.Writer) io.Writer {
 	return writerFunc(func(p []byte) (int, error) {
 		v.mu.Lock()
 		defer v.mu.Unlock()
-		v.clearBelow()
-		if v.drawn {
-			io.WriteString(v.w, ansiClearLine)
-			v.drawn = false
-		}
-		if v.streamOpen {
-			// The record gets its own line; the stream resumes on a new
-			// tagged one.
-			io.WriteString(v.w, "\n")
-			v.streamOpen, v.streamKind = false, ""
-		}
+		v.makeRoom()
 		return stderr.Write(p)
 	})
+}
+
+// makeRoom leaves the cursor at the start of an empty line for something
+// written past the view (a log record, a question): the indicator is
+// erased, and an open message ends its line — it resumes on a new tagged
+// one. v.mu is held.
+func (v *textView) makeRoom() {
+	v.clearBelow()
+	if v.drawn {
+		io.WriteString(v.w, ansiClearLine)
+		v.drawn = false
+	}
+	if v.streamOpen {
+		io.WriteString(v.w, "\n")
+		v.streamOpen, v.streamKind = false, ""
+	}
 }
 
 // writerFunc adapts a function to io.Writer.
