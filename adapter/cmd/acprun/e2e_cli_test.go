@@ -53,11 +53,14 @@ func TestE2E_UsageErrorsAreShortAndExitTwo(t *testing.T) {
 }
 
 func TestE2E_HelpExitsZeroEverywhere(t *testing.T) {
-	for _, args := range [][]string{{"--help"}, {"-h"}, {"replay", "--help"}, {"show", "--help"}} {
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"replay", "--help"}, {"show", "--help"}, {"refagent", "--help"}} {
 		r := invocation{args: args}.do(t)
 		assert.Equal(t, 0, r.status, "%v: %s", args, r.stderr)
 		assert.Contains(t, string(r.stdout), "usage:", "%v: the usage is on stdout", args)
 	}
+	r := invocation{args: []string{"refagent", "--version"}}.do(t)
+	assert.Equal(t, 0, r.status, r.stderr)
+	assert.Regexp(t, `^refagent \S+`, string(r.stdout))
 }
 
 func TestE2E_ReplayChecksThePromptAndShowPrintsATimeline(t *testing.T) {

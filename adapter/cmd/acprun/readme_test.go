@@ -169,7 +169,7 @@ func installed(t *testing.T) string {
 // TestInstallPutsStaticCommandsInGOBIN: the README's install from a clone.
 func TestInstallPutsStaticCommandsInGOBIN(t *testing.T) {
 	dir := installed(t)
-	for _, cmd := range []string{"acprun", "acpcheck"} {
+	for _, cmd := range []string{"acprun", "acpcheck", "refagent"} {
 		path := filepath.Join(dir, cmd)
 		out, err := exec.Command(path, "--version").Output()
 		require.NoError(t, err, cmd)
