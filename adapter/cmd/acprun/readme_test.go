@@ -85,7 +85,9 @@ func TestREADMEDocumentsEveryFlag(t *testing.T) {
 	cmd := exec.Command(filepath.Join(bin, "acprun"), "--help")
 	cmd.Stdout = &stdout
 	require.NoError(t, cmd.Run(), "--help exits 0")
-	flags := regexp.MustCompile(`(?m)^\s+(?:-[a-z], )?--([a-z-]+)`).FindAllStringSubmatch(stdout.String(), -1)
+	// A flag's line: "  -v, --verbose" or "      --command"; a wrapped
+	// description is indented further.
+	flags := regexp.MustCompile(`(?m)^(?:  -[a-z], |      )--([a-z-]+)`).FindAllStringSubmatch(stdout.String(), -1)
 	require.NotEmpty(t, flags)
 	for _, f := range flags {
 		assert.True(t, strings.Contains(string(readme), "`--"+f[1]), "the README documents --%s", f[1])
