@@ -13,9 +13,9 @@ type adapterRuntime struct{ a *adapter.Adapter }
 
 // newRuntime builds the adapter with no extension block (acprun declares
 // MCP servers through --mcp-config, which arrives per session, CFG-7),
-// acprun's wire tap and its --permissions hook.
+// acprun's wire tap, its --permissions hook and --containment.
 func newRuntime(o cli.RuntimeOptions) (cli.Runtime, error) {
-	opts := []adapter.Option{adapter.WithLogger(o.Logger), adapter.WithWireTap(o.Tap)}
+	opts := []adapter.Option{adapter.WithLogger(o.Logger), adapter.WithWireTap(o.Tap), adapter.WithContainment(o.Containment)}
 	if o.PermissionHook != nil {
 		opts = append(opts, adapter.WithPermissionHook(o.PermissionHook))
 	}

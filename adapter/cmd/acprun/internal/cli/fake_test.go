@@ -44,6 +44,8 @@ type fakeRuntime struct {
 	log      *slog.Logger
 	tap      func(adapter.WireEvent)
 	hook     adapter.PermissionHook
+	// contain is the containment acprun built the adapter with.
+	contain adapter.Containment
 
 	turnBegan chan int      // receives the turn number as each turn begins
 	stopped   chan struct{} // closed when StopSession is called
@@ -193,7 +195,7 @@ func (h *harness) env(args ...string) Env {
 			if h.rt == nil {
 				return nil, errors.New("no runtime")
 			}
-			h.rt.log, h.rt.tap, h.rt.hook = o.Logger, o.Tap, o.PermissionHook
+			h.rt.log, h.rt.tap, h.rt.hook, h.rt.contain = o.Logger, o.Tap, o.PermissionHook, o.Containment
 			return h.rt, nil
 		},
 		OpenTTY:        h.tty,

@@ -6,9 +6,11 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"acpkit.dev/adapter"
 	"acpkit.dev/adapter/internal/mcpconfig"
 	"acpkit.dev/internal/cmdline"
 )
@@ -70,6 +72,9 @@ type Config struct {
 	QuietStall bool
 	// Record is the absolute path of a transcript to write, or "".
 	Record string
+	// Containment is how the session contains its runtime's descendants
+	// (TD-15): auto (the default), tracked or off.
+	Containment adapter.Containment
 }
 
 // UsageError is a command line acprun cannot run; it maps to exit status 2.
@@ -155,6 +160,7 @@ func newFlagSet(c *Config, logLevel *string, prompts *[]promptSource) *cmdline.F
 	fs.BoolVarP(&c.Verbose, "verbose", "v", false, "also show thought text, plan entries and each tool call's input and output")
 	fs.StringVar(&c.Record, "record", "", "write the session's transcript (every line both ways, stderr, process events) to this `FILE`; `acprun replay FILE` plays it back, `acprun show FILE` prints it")
 	fs.BoolVar(&c.QuietStall, "quiet-stall", false, "with --json, leave out the empty notifications that only reset stall timers")
+	fs.StringVar((*string)(&c.Containment), "containment", string(adapter.ContainmentAuto), "how the runtime's descendants are ended with the session: auto (a cgroup where one can be made, else a tracked set), tracked or off (its process group only)")
 	return fs
 }
 
@@ -297,6 +303,9 @@ func (c *Config) check() error {
 	case permRefuse, permAsk, permApproveReads, permApproveAll:
 	default:
 		return cmdline.Usagef("--permissions %q: want refuse, ask, approve-reads or approve-all", c.Permissions)
+	}
+	if !slices.Contains(adapter.Containments, c.Containment) {
+		return cmdline.Usagef("--containment %q: want auto, tracked or off", c.Containment)
 	}
 	switch c.SSHStrictHostKeyChecking {
 	case "", "accept-new", "yes", "no":

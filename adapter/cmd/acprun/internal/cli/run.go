@@ -67,6 +67,9 @@ type RuntimeOptions struct {
 	// PermissionHook decides permission requests (adapter.WithPermissionHook);
 	// nil leaves the adapter's own refusal (--permissions refuse).
 	PermissionHook adapter.PermissionHook
+	// Containment is how the runtimes' descendants are contained (TD-15,
+	// adapter.WithContainment).
+	Containment adapter.Containment
 }
 
 // Main runs acprun and returns its exit status.
@@ -222,7 +225,7 @@ func (r *run) session() runReport {
 		// noise on their terminal; asked for with --log-level, they stay.
 		tail.mute = r.forced.Load
 	}
-	rt, err := r.env.NewRuntime(RuntimeOptions{Logger: slog.New(tail), Tap: r.onWire, PermissionHook: r.permissionHook()})
+	rt, err := r.env.NewRuntime(RuntimeOptions{Logger: slog.New(tail), Tap: r.onWire, PermissionHook: r.permissionHook(), Containment: r.cfg.Containment})
 	if err != nil {
 		r.view.startupFailed(err)
 		return fail(err, ExitStartFailed, reasonStartFailed)
