@@ -315,7 +315,7 @@ func TestRS8_ClaudeCloseIsIdempotentAndSafeUnclaimed(t *testing.T) {
 	assert.Error(t, s.Open(sessionA))
 }
 
-func TestGEM7_ClaudeDrainEndsWhenItsContextDoes(t *testing.T) {
+func TestMS16_ClaudeDrainEndsWhenItsContextDoes(t *testing.T) {
 	s := claimed(t, config(t))
 	s.pollFor = time.Hour
 	require.NoError(t, s.Open(sessionA))

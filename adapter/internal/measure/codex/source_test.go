@@ -296,7 +296,7 @@ func TestRS8_CodexCloseIsIdempotentAndSafeUnclaimed(t *testing.T) {
 	assert.False(t, ok)
 }
 
-func TestGEM7_CodexDrainEndsWhenItsContextDoes(t *testing.T) {
+func TestMS16_CodexDrainEndsWhenItsContextDoes(t *testing.T) {
 	s := claimed(t, home(t))
 	s.pollFor = time.Hour
 	require.NoError(t, s.Open(sessionA))
