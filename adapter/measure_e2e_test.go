@@ -28,12 +28,6 @@ import (
 // measuredKinds are the runtimes a source of MS-16 reads.
 var measuredKinds = []realruntime.Kind{realruntime.ClaudeAgentACP, realruntime.CodexACP}
 
-// call is one model call of a measured session, as the script decided it.
-type call struct {
-	session string // the session's marker, "" for a side call
-	usage   fakemodel.Usage
-}
-
 // twoTurnScript answers the model calls of sessions marked SESSION-<x>
 // (x in factors): a plain first turn, then a second turn whose first reply
 // asks for a tool (claude-agent-acp: a sub-agent; codex-acp: a shell read)
@@ -122,21 +116,16 @@ func TestMS16_MS17_E2E_TwoConcurrentSessionsInOneWorkspaceMeasuredTurnByTurn(t *
 			p := realParams(h, rt.Command())
 			p.Agent.ReadTimeoutMS = 60000
 
+			// One start after the other: two codex processes initialising
+			// a fresh CODEX_HOME at once race on its state database, and
+			// one exits ("failed to initialize sqlite state runtime",
+			// codex 0.166). The turns run at once.
 			sessions := map[string]Session{}
+			for _, x := range []string{"X", "Y"} {
+				sessions[x] = h.startWith(p)
+			}
 			var mu sync.Mutex
 			var wg sync.WaitGroup
-			for x := range factors {
-				wg.Go(func() {
-					s, err := h.a.StartSession(t.Context(), p)
-					mu.Lock()
-					defer mu.Unlock()
-					if assert.NoError(t, err) {
-						sessions[x] = s
-						t.Cleanup(func() { h.stop(s) })
-					}
-				})
-			}
-			wg.Wait()
 			require.Len(t, sessions, 2)
 			for x, s := range sessions {
 				assert.Equal(t, map[realruntime.Kind]string{realruntime.ClaudeAgentACP: claude.Name, realruntime.CodexACP: codex.Name}[kind], confirmedSource(s), x)

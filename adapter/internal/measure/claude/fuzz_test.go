@@ -44,7 +44,7 @@ func FuzzMS16_ClaudeTranscript(f *testing.F) {
 			t.Fatal(err)
 		}
 		s := New()
-		s.pollEvery, s.pollFor = 1, 1
+		s.PollEvery, s.PollFor = 1, 1
 		if ok, _ := s.Claim(fakeLaunch(cfg)); !ok {
 			t.Fatal("not claimed")
 		}
@@ -57,19 +57,19 @@ func FuzzMS16_ClaudeTranscript(f *testing.F) {
 			t.Fatal(err)
 		}
 		budget := int64(1 << 30)
-		first := s.read(&budget)
+		first := s.transcripts.Read(&budget)
 		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, _ = f.Write(content[at:])
 		_ = f.Close()
-		second := s.read(&budget)
+		second := s.transcripts.Read(&budget)
 		if second.Basis < first.Basis || second.Records < first.Records {
 			t.Fatalf("the count went down: %+v, then %+v", first, second)
 		}
-		if second.Records > len(s.t.byID) {
-			t.Fatalf("%d records for %d messages", second.Records, len(s.t.byID))
+		if second.Records > len(s.transcripts.t.byID) {
+			t.Fatalf("%d records for %d messages", second.Records, len(s.transcripts.t.byID))
 		}
 		_ = s.Close()
 	})

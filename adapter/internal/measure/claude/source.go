@@ -47,13 +47,11 @@
 package claude
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"acpkit.dev/adapter/internal/measure"
@@ -65,11 +63,9 @@ const RuntimeName = "@agentclientprotocol/claude-agent-acp"
 // Name is the source's registry name.
 const Name = "claude-agent-acp"
 
-// The claim rule's names (MS-2): the executable and the npm package.
-var (
-	programs = []string{"claude-agent-acp"}
-	packages = []string{RuntimeName}
-)
+// runtime is how the source knows claude-agent-acp (MS-2, MS-3): its
+// handshake name, its executable and its npm package.
+var runtime = measure.Runtime{Name: RuntimeName, Programs: []string{"claude-agent-acp"}, Packages: []string{RuntimeName}}
 
 // The drain's poll: Claude Code appends a reply's records as it streams,
 // before the prompt's answer, so they are usually there at the first read;
@@ -79,109 +75,63 @@ const (
 	pollFor   = 5 * time.Second
 )
 
-// origin names this source's figures in LOG-24's record.
-const origin = "transcript"
-
 // ErrUnkeyable is Open's error for a session id that cannot name a file.
 var ErrUnkeyable = errors.New("claude measurement source: the session id cannot name a transcript")
 
-// Source reads one session's usage from Claude Code's transcripts. Its
-// methods are safe to call from different goroutines; Drain calls are
-// serialized.
+// Source reads one session's usage from Claude Code's transcripts.
 type Source struct {
-	// pollEvery and pollFor are the drain's poll; tests shorten them.
-	pollEvery, pollFor time.Duration
-
-	mu      sync.Mutex
-	launch  measure.Launch
-	claimed bool
-	closed  bool
-
-	sessionID string
-	// config is the configuration directory the runtime writes to.
-	config string
-	// transcript is the session's file once found; files the read state
-	// of it and of every sub-agent file.
-	transcript string
-	files      map[string]*measure.Lines
-	inherited  map[string]bool
-	t          tally
-	acct       measure.Account
+	measure.FileSource
+	transcripts transcripts
 }
 
-var _ measure.Source = (*Source)(nil)
-
 // New returns an unclaimed source.
-func New() *Source { return &Source{pollEvery: pollEvery, pollFor: pollFor} }
+func New() *Source {
+	s := &Source{}
+	s.FileSource = measure.FileSource{
+		SourceName: Name, Runtime: runtime, Origin: "transcript", Records: &s.transcripts,
+		PollEvery: pollEvery, PollFor: pollFor,
+	}
+	return s
+}
 
 // Factory is the registry's constructor for this source.
 func Factory() measure.Source { return New() }
 
-// Name identifies the source.
-func (s *Source) Name() string { return Name }
-
-// Recognize accepts exactly claude-agent-acp's handshake name; the version
-// plays no part (MS-3).
-func (s *Source) Recognize(runtimeName string) bool { return runtimeName == RuntimeName }
-
-// Claim claims a local launch whose command line names claude-agent-acp,
-// or a relaunch offer for the name it recognises (MS-2, RS-4). It arms no
-// variable and creates no directory: the runtime writes its transcript
-// anyway (MS-17).
-func (s *Source) Claim(l measure.Launch) (bool, error) {
-	switch {
-	case l.Remote:
-		return false, nil // MS-2, RS-7
-	case l.RuntimeName != "":
-		if !s.Recognize(l.RuntimeName) {
-			return false, nil
-		}
-	case !measure.NamesRuntime(l.Argv(), programs, packages):
-		return false, nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.launch, s.claimed = l, true
-	return true, nil
+// transcripts is the read state of one session's transcript and its
+// sub-agents' files.
+type transcripts struct {
+	sessionID string
+	// config is the configuration directory the runtime writes to.
+	config string
+	// path is the session's transcript once found; files the read state
+	// of it and of every sub-agent file.
+	path      string
+	files     map[string]*measure.Lines
+	inherited map[string]bool
+	t         tally
 }
 
-// Env is empty: nothing is armed.
-func (s *Source) Env() []string { return nil }
-
-// Open starts measuring sessionID: the configuration directory is the one
-// the launched runtime sees, and every reply already in the session's
-// files (a continued conversation's history) is inherited, never charged
-// to this run.
-func (s *Source) Open(sessionID string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.claimed || s.closed {
-		return errors.New("claude measurement source: open before a claim")
-	}
-	if !keyable(sessionID) {
+// Open finds the configuration directory the launched runtime sees
+// (CLAUDE_CONFIG_DIR, else $HOME/.claude) and inherits every reply already
+// in the session's files (a continued conversation's history).
+func (r *transcripts) Open(l measure.Launch, sessionID string) error {
+	if !measure.FileKey(sessionID) {
 		return fmt.Errorf("%w: %q", ErrUnkeyable, sessionID)
 	}
-	s.config = s.launch.Path("CLAUDE_CONFIG_DIR", ".claude")
-	if s.config == "" {
+	config := l.Path("CLAUDE_CONFIG_DIR", ".claude")
+	if config == "" {
 		return errors.New("claude measurement source: no home directory to find the transcripts in")
 	}
-	s.sessionID, s.transcript = sessionID, ""
-	s.files, s.inherited, s.t, s.acct = map[string]*measure.Lines{}, map[string]bool{}, tally{}, measure.Account{}
-	s.find()
-	for path, l := range s.files {
-		l.ReadTail(path, func(line []byte) {
-			if r, ok := decodeReply(line, sessionID); ok {
-				s.inherited[r.id] = true
+	*r = transcripts{sessionID: sessionID, config: config, files: map[string]*measure.Lines{}, inherited: map[string]bool{}}
+	r.find()
+	for path, lines := range r.files {
+		lines.ReadTail(path, func(line []byte) {
+			if rep, ok := decodeReply(line, sessionID); ok {
+				r.inherited[rep.id] = true
 			}
 		})
 	}
 	return nil
-}
-
-// keyable reports whether id can be a file name under the projects
-// directory: a runtime's id never leads the reader elsewhere.
-func keyable(id string) bool {
-	return id != "" && id != "." && id != ".." && !strings.ContainsAny(id, `/\`+"\x00")
 }
 
 // find looks for the session's transcript (created with the first prompt)
@@ -189,77 +139,54 @@ func keyable(id string) bool {
 // alone: <config>/projects/*/<id>.jsonl and the subagents directory beside
 // it. Each workspace the session ran in has its own directory; ids are
 // unique, so the first found is the session's.
-func (s *Source) find() {
-	if s.transcript != "" {
-		if _, err := os.Stat(s.transcript); err != nil {
-			s.transcript = "" // moved away: look for it again
+func (r *transcripts) find() {
+	if r.path != "" {
+		if _, err := os.Stat(r.path); err != nil {
+			r.path = "" // moved away: look for it again
 		}
 	}
-	if s.transcript == "" {
-		projects := filepath.Join(s.config, "projects")
+	if r.path == "" {
+		projects := filepath.Join(r.config, "projects")
 		dirs, _ := os.ReadDir(projects)
 		for _, d := range dirs {
-			p := filepath.Join(projects, d.Name(), s.sessionID+".jsonl")
+			p := filepath.Join(projects, d.Name(), r.sessionID+".jsonl")
 			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-				s.transcript = p
-				s.track(p)
+				r.path = p
+				r.track(p)
 				break
 			}
 		}
-		if s.transcript == "" {
+		if r.path == "" {
 			return
 		}
 	}
-	subs := filepath.Join(strings.TrimSuffix(s.transcript, ".jsonl"), "subagents")
+	subs := filepath.Join(strings.TrimSuffix(r.path, ".jsonl"), "subagents")
 	entries, _ := os.ReadDir(subs)
 	for _, e := range entries {
 		if strings.HasSuffix(e.Name(), ".jsonl") {
-			s.track(filepath.Join(subs, e.Name()))
+			r.track(filepath.Join(subs, e.Name()))
 		}
 	}
 }
 
-func (s *Source) track(path string) {
-	if s.files[path] == nil {
-		s.files[path] = &measure.Lines{}
+func (r *transcripts) track(path string) {
+	if r.files[path] == nil {
+		r.files[path] = &measure.Lines{}
 	}
 }
 
-// read folds every reply written since the last read, within budget.
-func (s *Source) read(budget *int64) measure.Count {
-	s.find()
-	for path, l := range s.files {
-		l.Read(path, budget, func(line []byte) {
-			if r, ok := decodeReply(line, s.sessionID); ok {
-				s.t.add(r, s.inherited)
+// Read folds every reply written since the last read, within budget.
+func (r *transcripts) Read(budget *int64) measure.Count {
+	r.find()
+	for path, lines := range r.files {
+		lines.Read(path, budget, func(line []byte) {
+			if rep, ok := decodeReply(line, r.sessionID); ok {
+				r.t.add(rep, r.inherited)
 			}
 		})
 	}
-	return s.t.count()
+	return r.t.count()
 }
 
-// Drain answers with the run-cumulative figure after a turn whose presence
-// signal was lowerBound (MS-6..MS-12, as GEM-7, GEM-10..GEM-12 for one
-// kind of record): polled every 100 ms for up to 5 s, ending as soon as
-// the replies cover the turn's bound; at most 64 MiB read per drain.
-func (s *Source) Drain(ctx context.Context, lowerBound int64) (measure.Figure, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed || s.sessionID == "" {
-		return measure.Figure{}, false
-	}
-	budget := int64(measure.DrainBound)
-	return s.acct.Drain(ctx, lowerBound, s.pollEvery, s.pollFor, s.t.count(), func() measure.Count {
-		return s.read(&budget)
-	}, origin)
-}
-
-// Close ends the source; idempotent, and safe on a source that never
-// claimed. There is nothing to remove.
-func (s *Source) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.closed = true
-	s.files = nil
-	return nil
-}
+// Count is the replies' count since Open.
+func (r *transcripts) Count() measure.Count { return r.t.count() }

@@ -39,7 +39,6 @@ const (
 // each) are in no record.
 var (
 	usageA = measure.Usage{Input: 810 + 11 + 153, Output: 114, Total: 810 + 11 + 153 + 114, CacheRead: 153}
-	basisA = int64(810 + 114)
 	usageB = measure.Usage{Input: 1000, Output: 100, Total: 1100}
 )
 
@@ -62,7 +61,7 @@ func transcript(config, id string) string {
 func claimed(t *testing.T, config string) *Source {
 	t.Helper()
 	s := New()
-	s.pollEvery, s.pollFor = time.Millisecond, 50*time.Millisecond
+	s.PollEvery, s.PollFor = time.Millisecond, 50*time.Millisecond
 	ok, err := s.Claim(fakeLaunch(config))
 	require.NoError(t, err)
 	require.True(t, ok)
@@ -97,7 +96,7 @@ func TestMS16_ClaudeCountsTheSessionsRepliesOnceWithItsSubAgents(t *testing.T) {
 	assert.Equal(t, model, f.Model)
 	assert.Equal(t, measure.GradeAccounted, f.Grade)
 	assert.Equal(t, "transcript", f.Origin)
-	assert.Equal(t, 4, a.t.count().Records, "four messages in five records")
+	assert.Equal(t, 4, a.transcripts.Count().Records, "four messages in five records")
 
 	b := claimed(t, cfg)
 	require.NoError(t, b.Open(sessionB))
@@ -284,20 +283,20 @@ func TestMS17_ClaudeReadsWhereTheRuntimeWrites(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, ok)
 	require.NoError(t, s.Open(sessionA))
-	assert.Equal(t, filepath.Join(home, ".claude"), s.config, "no CLAUDE_CONFIG_DIR: $HOME/.claude")
-	assert.Equal(t, filepath.Join(home, ".claude", "projects", "-tmp-work", sessionA+".jsonl"), s.transcript)
+	assert.Equal(t, filepath.Join(home, ".claude"), s.transcripts.config, "no CLAUDE_CONFIG_DIR: $HOME/.claude")
+	assert.Equal(t, filepath.Join(home, ".claude", "projects", "-tmp-work", sessionA+".jsonl"), s.transcripts.path)
 
 	elsewhere := config(t)
 	t.Setenv("CLAUDE_CONFIG_DIR", elsewhere)
 	s = New()
 	_, _ = s.Claim(measure.Launch{Program: "claude-agent-acp"})
 	require.NoError(t, s.Open(sessionA))
-	assert.Equal(t, elsewhere, s.config, "CLAUDE_CONFIG_DIR, the whole configuration directory")
+	assert.Equal(t, elsewhere, s.transcripts.config, "CLAUDE_CONFIG_DIR, the whole configuration directory")
 	assert.Equal(t, home, os.Getenv("HOME"), "nothing is changed")
 }
 
 func TestMS4_ClaudeOpenRefusesAnIDThatCannotNameAFile(t *testing.T) {
-	for _, id := range []string{"", ".", "..", "../x", `a\b`, "a/b", "a\x00b"} {
+	for _, id := range []string{"", ".", "..", "../x", `a\b`, "a/b", "a\x00b", "a*", "[x]"} {
 		s := claimed(t, t.TempDir())
 		assert.ErrorIs(t, s.Open(id), ErrUnkeyable, "%q", id)
 	}
@@ -317,7 +316,7 @@ func TestRS8_ClaudeCloseIsIdempotentAndSafeUnclaimed(t *testing.T) {
 
 func TestMS16_ClaudeDrainEndsWhenItsContextDoes(t *testing.T) {
 	s := claimed(t, config(t))
-	s.pollFor = time.Hour
+	s.PollFor = time.Hour
 	require.NoError(t, s.Open(sessionA))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -53,14 +53,14 @@ func FuzzMS16_CodexRollout(f *testing.F) {
 			t.Fatal(err)
 		}
 		budget := int64(1 << 30)
-		first := s.read(&budget)
+		first := s.rollouts.Read(&budget)
 		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, _ = f.Write(content[at:])
 		_ = f.Close()
-		second := s.read(&budget)
+		second := s.rollouts.Read(&budget)
 		if second.Usage.Input < first.Usage.Input || second.Usage.Output < first.Usage.Output || second.Records < first.Records {
 			t.Fatalf("the count went down: %+v, then %+v", first, second)
 		}

@@ -43,13 +43,10 @@
 package codex
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
-	"strings"
-	"sync"
 	"time"
 
 	"acpkit.dev/adapter/internal/measure"
@@ -61,11 +58,9 @@ const RuntimeName = "@agentclientprotocol/codex-acp"
 // Name is the source's registry name.
 const Name = "codex-acp"
 
-// The claim rule's names (MS-2): the executable and the npm package.
-var (
-	programs = []string{"codex-acp"}
-	packages = []string{RuntimeName}
-)
+// runtime is how the source knows codex-acp (MS-2, MS-3): its handshake
+// name, its executable and its npm package.
+var runtime = measure.Runtime{Name: RuntimeName, Programs: []string{"codex-acp"}, Packages: []string{RuntimeName}}
 
 // The drain's poll: codex appends the token_count before it ends the turn,
 // so it is usually there at the first read.
@@ -74,11 +69,27 @@ const (
 	pollFor   = 5 * time.Second
 )
 
-// origin names this source's figures in LOG-24's record.
-const origin = "rollout"
-
 // ErrUnkeyable is Open's error for a session id that cannot name a file.
 var ErrUnkeyable = errors.New("codex measurement source: the session id cannot name a rollout")
+
+// Source reads one session's usage from codex's rollout files.
+type Source struct {
+	measure.FileSource
+	rollouts rollouts
+}
+
+// New returns an unclaimed source.
+func New() *Source {
+	s := &Source{}
+	s.FileSource = measure.FileSource{
+		SourceName: Name, Runtime: runtime, Origin: "rollout", Records: &s.rollouts,
+		PollEvery: pollEvery, PollFor: pollFor,
+	}
+	return s
+}
+
+// Factory is the registry's constructor for this source.
+func Factory() measure.Source { return New() }
 
 // rollout is the read state of one rollout file of the session.
 type rollout struct {
@@ -87,17 +98,8 @@ type rollout struct {
 	foreign bool
 }
 
-// Source reads one session's usage from codex's rollout files. Its methods
-// are safe to call from different goroutines; Drain calls are serialized.
-type Source struct {
-	// pollEvery and pollFor are the drain's poll; tests shorten them.
-	pollEvery, pollFor time.Duration
-
-	mu      sync.Mutex
-	launch  measure.Launch
-	claimed bool
-	closed  bool
-
+// rollouts is the read state of one session's rollout files.
+type rollouts struct {
 	sessionID string
 	home      string
 	files     map[string]*rollout
@@ -108,152 +110,79 @@ type Source struct {
 	// those that moved the total (GEM-10).
 	records, nonZero int
 	model            string
-	acct             measure.Account
 }
 
-var _ measure.Source = (*Source)(nil)
-
-// New returns an unclaimed source.
-func New() *Source { return &Source{pollEvery: pollEvery, pollFor: pollFor} }
-
-// Factory is the registry's constructor for this source.
-func Factory() measure.Source { return New() }
-
-// Name identifies the source.
-func (s *Source) Name() string { return Name }
-
-// Recognize accepts exactly codex-acp's handshake name; the version plays
-// no part (MS-3).
-func (s *Source) Recognize(runtimeName string) bool { return runtimeName == RuntimeName }
-
-// Claim claims a local launch whose command line names codex-acp, or a
-// relaunch offer for the name it recognises (MS-2, RS-4). It arms no
-// variable and creates no directory: codex writes its rollout anyway
-// (MS-17).
-func (s *Source) Claim(l measure.Launch) (bool, error) {
-	switch {
-	case l.Remote:
-		return false, nil // MS-2, RS-7
-	case l.RuntimeName != "":
-		if !s.Recognize(l.RuntimeName) {
-			return false, nil
-		}
-	case !measure.NamesRuntime(l.Argv(), programs, packages):
-		return false, nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.launch, s.claimed = l, true
-	return true, nil
-}
-
-// Env is empty: nothing is armed.
-func (s *Source) Env() []string { return nil }
-
-// Open starts measuring sessionID: codex's home is the one the launched
-// runtime sees, and the thread's total so far (a continued session's
-// history) is the base nothing is charged below.
-func (s *Source) Open(sessionID string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.claimed || s.closed {
-		return errors.New("codex measurement source: open before a claim")
-	}
-	if sessionID == "" || strings.ContainsAny(sessionID, `/\*?[`+"\x00") || sessionID == "." || sessionID == ".." {
+// Open finds codex's home the launched runtime sees (CODEX_HOME, else
+// $HOME/.codex) and takes the thread's total so far (a continued session's
+// history) as the base nothing is charged below.
+func (r *rollouts) Open(l measure.Launch, sessionID string) error {
+	if !measure.FileKey(sessionID) {
 		return fmt.Errorf("%w: %q", ErrUnkeyable, sessionID)
 	}
-	s.home = s.launch.Path("CODEX_HOME", ".codex")
-	if s.home == "" {
+	home := l.Path("CODEX_HOME", ".codex")
+	if home == "" {
 		return errors.New("codex measurement source: no home directory to find the rollouts in")
 	}
-	s.sessionID, s.files = sessionID, map[string]*rollout{}
-	s.base, s.last, s.records, s.nonZero, s.model, s.acct = total{}, total{}, 0, 0, "", measure.Account{}
-	s.find()
-	for path, r := range s.files {
-		r.lines.ReadTail(path, func(b []byte) { s.fold(r, b, true) })
+	*r = rollouts{sessionID: sessionID, home: home, files: map[string]*rollout{}}
+	r.find()
+	for path, f := range r.files {
+		f.lines.ReadTail(path, func(b []byte) { r.fold(f, b, true) })
 	}
-	s.base = s.last
+	r.base = r.last
 	return nil
 }
 
 // find looks for the session's rollout files, which appear with the first
-// prompt.
-func (s *Source) find() {
-	matches, _ := filepath.Glob(filepath.Join(s.home, "sessions", "*", "*", "*", "rollout-*-"+s.sessionID+".jsonl"))
+// prompt: sessions/*/*/*/rollout-*-<id>.jsonl.
+func (r *rollouts) find() {
+	matches, _ := filepath.Glob(filepath.Join(r.home, "sessions", "*", "*", "*", "rollout-*-"+r.sessionID+".jsonl"))
 	sort.Strings(matches)
 	for _, p := range matches {
-		if s.files[p] == nil {
-			s.files[p] = &rollout{}
+		if r.files[p] == nil {
+			r.files[p] = &rollout{}
 		}
 	}
 }
 
 // fold applies one rollout line; opening is true while Open reads what was
 // there before.
-func (s *Source) fold(r *rollout, b []byte, opening bool) {
+func (r *rollouts) fold(f *rollout, b []byte, opening bool) {
 	e, ok := decodeLine(b)
 	switch {
 	case !ok:
 	case e.meta != "":
-		r.foreign = e.meta != s.sessionID
-	case r.foreign:
+		f.foreign = e.meta != r.sessionID
+	case f.foreign:
 	case e.model != "":
-		s.model = e.model
+		r.model = e.model
 	case e.ok:
 		if !opening {
-			s.records++
-			if e.total.since(s.last) != (total{}) {
-				s.nonZero++ // it moved the total: a call that spent
+			r.records++
+			if e.total.since(r.last) != (total{}) {
+				r.nonZero++ // it moved the total: a call that spent
 			}
 		}
-		if e.total.input+e.total.output >= s.last.input+s.last.output {
-			s.last = e.total
+		if e.total.input+e.total.output >= r.last.input+r.last.output {
+			r.last = e.total
 		}
 	}
 }
 
-// read folds every line written since the last read, within budget. A
-// rollout not found yet is looked for at every read; once one is, a later
-// one (a file codex started anew) at the start of each drain.
-func (s *Source) read(budget *int64) measure.Count {
-	if len(s.files) == 0 {
-		s.find()
+// Read folds every line written since the last read, within budget. The
+// rollout is looked for until it is found (a file replaced under its name
+// is read again from its start, measure.Lines).
+func (r *rollouts) Read(budget *int64) measure.Count {
+	if len(r.files) == 0 {
+		r.find()
 	}
-	for path, r := range s.files {
-		r.lines.Read(path, budget, func(b []byte) { s.fold(r, b, false) })
+	for path, f := range r.files {
+		f.lines.Read(path, budget, func(b []byte) { r.fold(f, b, false) })
 	}
-	return s.count()
+	return r.Count()
 }
 
-// count is the thread's spend since Open.
-func (s *Source) count() measure.Count {
-	d := s.last.since(s.base)
-	return measure.Count{Usage: d.usage(), Basis: d.basis(), Records: s.records, NonZero: s.nonZero, Model: s.model}
-}
-
-// Drain answers with the run-cumulative figure after a turn whose presence
-// signal was lowerBound (MS-6..MS-12, as GEM-7, GEM-10..GEM-12 for one
-// kind of record): polled every 100 ms for up to 5 s, ending as soon as
-// the total covers the turn's bound; at most 64 MiB read per drain.
-func (s *Source) Drain(ctx context.Context, lowerBound int64) (measure.Figure, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed || s.sessionID == "" {
-		return measure.Figure{}, false
-	}
-	s.find()
-	budget := int64(measure.DrainBound)
-	return s.acct.Drain(ctx, lowerBound, s.pollEvery, s.pollFor, s.count(), func() measure.Count {
-		return s.read(&budget)
-	}, origin)
-}
-
-// Close ends the source; idempotent, and safe on a source that never
-// claimed. There is nothing to remove.
-func (s *Source) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.closed = true
-	s.files = nil
-	return nil
+// Count is the thread's spend since Open.
+func (r *rollouts) Count() measure.Count {
+	d := r.last.since(r.base)
+	return measure.Count{Usage: d.usage(), Basis: d.basis(), Records: r.records, NonZero: r.nonZero, Model: r.model}
 }

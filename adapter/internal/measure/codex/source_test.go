@@ -68,7 +68,7 @@ func fakeLaunch(home string) measure.Launch {
 func claimed(t *testing.T, home string) *Source {
 	t.Helper()
 	s := New()
-	s.pollEvery, s.pollFor = time.Millisecond, 50*time.Millisecond
+	s.PollEvery, s.PollFor = time.Millisecond, 50*time.Millisecond
 	ok, err := s.Claim(fakeLaunch(home))
 	require.NoError(t, err)
 	require.True(t, ok)
@@ -98,13 +98,23 @@ func appendTo(t *testing.T, path string, parts ...[]byte) {
 	require.NoError(t, f.Close())
 }
 
-func TestMS16_CodexFigureIsTheThreadsTotalSinceOpen(t *testing.T) {
+// openedBeforeTheRollout is session A opened before codex created its
+// rollout (as with a new session, whose rollout comes with the first
+// prompt): the CODEX_HOME, the rollout's path, the lines the fixture has
+// for it, and the source.
+func openedBeforeTheRollout(t *testing.T) (string, string, [][]byte, *Source) {
+	t.Helper()
 	h := home(t)
 	path := rolloutOf(t, h, sessionA)
 	all := lines(t, path)
 	require.NoError(t, os.Remove(path))
 	s := claimed(t, h)
 	require.NoError(t, s.Open(sessionA))
+	return h, path, all, s
+}
+
+func TestMS16_CodexFigureIsTheThreadsTotalSinceOpen(t *testing.T) {
+	h, path, all, s := openedBeforeTheRollout(t)
 
 	write(t, path, all[:14]...) // created with the first prompt: turn 1
 	f, ok := s.Drain(context.Background(), 80)
@@ -159,12 +169,7 @@ func TestMS17_CodexConcurrentSessionsReadOnlyTheirOwnRollout(t *testing.T) {
 }
 
 func TestMS16_CodexHalfWrittenTokenCountIsReadWholeLater(t *testing.T) {
-	h := home(t)
-	path := rolloutOf(t, h, sessionA)
-	all := lines(t, path)
-	require.NoError(t, os.Remove(path))
-	s := claimed(t, h)
-	require.NoError(t, s.Open(sessionA))
+	_, path, all, s := openedBeforeTheRollout(t)
 	half := len(all[12]) / 2 // inside turn 1's token_count
 	write(t, path, append(all[:12:12], all[12][:half])...)
 	_, ok := s.Drain(context.Background(), 80)
@@ -177,12 +182,7 @@ func TestMS16_CodexHalfWrittenTokenCountIsReadWholeLater(t *testing.T) {
 }
 
 func TestMS16_CodexEventsWrittenTwiceOrRereadCountOnce(t *testing.T) {
-	h := home(t)
-	path := rolloutOf(t, h, sessionA)
-	all := lines(t, path)
-	require.NoError(t, os.Remove(path))
-	s := claimed(t, h)
-	require.NoError(t, s.Open(sessionA))
+	_, path, all, s := openedBeforeTheRollout(t)
 	write(t, path, all[:14]...)
 	appendTo(t, path, all[12]) // the same token_count again, as on a rate-limit update
 	f, ok := s.Drain(context.Background(), 80)
@@ -194,7 +194,7 @@ func TestMS16_CodexEventsWrittenTwiceOrRereadCountOnce(t *testing.T) {
 	require.NoError(t, os.Rename(next, path)) // rotated: read again from its start
 	_, ok = s.Drain(context.Background(), 10)
 	assert.False(t, ok, "nothing new was spent")
-	assert.Equal(t, turn1A, s.count().Usage)
+	assert.Equal(t, turn1A, s.rollouts.Count().Usage)
 }
 
 func TestMS16_CodexTokenCountCountsOnlyWithEveryCounter(t *testing.T) {
@@ -267,15 +267,15 @@ func TestMS17_CodexReadsWhereTheRuntimeWrites(t *testing.T) {
 	s := New()
 	_, _ = s.Claim(measure.Launch{Program: "codex-acp"})
 	require.NoError(t, s.Open(sessionA))
-	assert.Equal(t, filepath.Join(userHome, ".codex"), s.home, "no CODEX_HOME: $HOME/.codex")
-	assert.Len(t, s.files, 1)
+	assert.Equal(t, filepath.Join(userHome, ".codex"), s.rollouts.home, "no CODEX_HOME: $HOME/.codex")
+	assert.Len(t, s.rollouts.files, 1)
 
 	elsewhere := home(t)
 	t.Setenv("CODEX_HOME", elsewhere)
 	s = New()
 	_, _ = s.Claim(measure.Launch{Program: "codex-acp"})
 	require.NoError(t, s.Open(sessionA))
-	assert.Equal(t, elsewhere, s.home)
+	assert.Equal(t, elsewhere, s.rollouts.home)
 }
 
 func TestMS4_CodexOpenRefusesAnIDThatCannotNameAFile(t *testing.T) {
@@ -298,7 +298,7 @@ func TestRS8_CodexCloseIsIdempotentAndSafeUnclaimed(t *testing.T) {
 
 func TestMS16_CodexDrainEndsWhenItsContextDoes(t *testing.T) {
 	s := claimed(t, home(t))
-	s.pollFor = time.Hour
+	s.PollFor = time.Hour
 	require.NoError(t, s.Open(sessionA))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -78,23 +78,22 @@ func Factory() measure.Source { return New() }
 // Name identifies the source.
 func (s *Source) Name() string { return Name }
 
+// runtime is how the source knows Gemini CLI: its handshake name (GEM-1)
+// and Q-2's claim rule as measured on Gemini CLI 0.61.0, a token whose
+// base name, less one script or executable suffix, is gemini, or the npm
+// package, bare or versioned.
+var runtime = measure.Runtime{Name: RuntimeName, Programs: []string{"gemini"}, Packages: []string{"@google/gemini-cli"}}
+
 // Recognize accepts exactly Gemini CLI's handshake name; the version plays
 // no part (GEM-1, MS-3).
-func (s *Source) Recognize(runtimeName string) bool { return runtimeName == RuntimeName }
+func (s *Source) Recognize(runtimeName string) bool { return runtime.Recognize(runtimeName) }
 
 // Claim claims a local launch whose command line names Gemini CLI, or
 // a relaunch offer for a runtime it recognises (RS-4). A claim creates the
 // private directory and arms the telemetry variables (GEM-2).
 func (s *Source) Claim(l measure.Launch) (bool, error) {
-	if l.Remote {
-		return false, nil // MS-2, RS-7
-	}
-	if l.RuntimeName != "" {
-		if !s.Recognize(l.RuntimeName) {
-			return false, nil
-		}
-	} else if !namesGemini(append([]string{l.Program}, l.Args...)) {
-		return false, nil
+	if !runtime.Claims(l) {
+		return false, nil // MS-2, RS-7, RS-4
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -115,13 +114,6 @@ func (s *Source) Claim(l measure.Launch) (bool, error) {
 		"GEMINI_TELEMETRY_LOG_PROMPTS=false",
 	}
 	return true, nil
-}
-
-// namesGemini is Q-2's rule as measured on Gemini CLI 0.61.0: any token
-// (after splitting on whitespace) whose base name, less one script or
-// executable suffix, is gemini; or the npm package, bare or versioned.
-func namesGemini(tokens []string) bool {
-	return measure.NamesRuntime(tokens, []string{"gemini"}, []string{"@google/gemini-cli"})
 }
 
 // Env is the claim's assignments; nil before a claim.
