@@ -43,7 +43,10 @@
 // A figure folds the replies as input = input_tokens +
 // cache_creation_input_tokens + cache_read_input_tokens (every input token
 // the model read), cache-read = cache_read_input_tokens (a subset of
-// input), output = output_tokens (thinking tokens are among them).
+// input), output = output_tokens (the Messages API counts thinking tokens
+// among them; output_tokens_details.thinking_tokens is their share, not
+// added again — the fake sends none, so this part is the API's word, not
+// measured here).
 package claude
 
 import (

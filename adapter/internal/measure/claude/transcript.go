@@ -119,9 +119,9 @@ func (t *tally) add(r reply, skip map[string]bool) {
 // count is the tally as the source reports it. Input is every input token
 // the model read, the cache's reads and writes among them (the Messages
 // API counts them beside input_tokens), so cache-read is a subset of
-// input, as in every figure (GEM-6); output is output_tokens, which
-// already holds the thinking tokens. The basis is in the terms of the
-// lower bound claude-agent-acp reports (_meta.quota.token_count's
+// input, as in every figure (GEM-6); output is output_tokens, which the
+// Messages API says already holds the thinking tokens. The basis is in the
+// terms of the lower bound claude-agent-acp reports (_meta.quota.token_count's
 // inputTokens and outputTokens, measured: input_tokens and output_tokens of
 // the turn's main replies): input_tokens plus output_tokens.
 func (t *tally) count() measure.Count {
