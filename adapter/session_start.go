@@ -46,7 +46,7 @@ func (a *Adapter) StartSession(ctx context.Context, p StartParams) (Session, err
 		return Session{}, lift(err)
 	}
 	// MS-2: the first offer; no source claims a remote launch (RS-7, SSH-3).
-	m := claimAll(a.sources.Instantiate(), p.Agent.Command, target.Remote)
+	m := claimAll(a.sources.Instantiate(), p.Agent.Command, target.Workspace, target.Remote)
 	// Steps 3 and 4, repeated while the handshake disagrees with what the
 	// start carried (HS-6, §8), at most three times (RS-6).
 	for attempt := 1; ; attempt++ {
