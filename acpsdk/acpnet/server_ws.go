@@ -1,0 +1,265 @@
+package acpnet
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"acpkit.dev/acpsdk/internal/jsonx"
+)
+
+// serveWebSocket upgrades a GET to a WebSocket connection (TR-13…TR-15):
+// one JSON-RPC message per text frame, the first an initialize request.
+func (h *Handler) serveWebSocket(w http.ResponseWriter, r *http.Request) {
+	if h.opts.DisableWebSocket {
+		textError(w, "WebSocket upgrade is not implemented", http.StatusUpgradeRequired)
+		return
+	}
+	c := newServerConn(h)
+	if !h.reserve(c) {
+		textError(w, "Too many connections", http.StatusServiceUnavailable)
+		return
+	}
+	w.Header().Set(HeaderConnectionID, c.id)
+	// No subprotocol is required; the client's first offer is echoed.
+	var protocols []string
+	if offer := firstSubprotocol(r); offer != "" {
+		protocols = []string{offer}
+	}
+	// Origin was checked by admit, against the allowlist.
+	sock, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: protocols, InsecureSkipVerify: true})
+	if err != nil {
+		c.retire()
+		return
+	}
+	sock.SetReadLimit(-1) // messages are bounded by readMessage
+	ctx, cancel := context.WithCancel(context.Background())
+	c.ws = newWSConn(sock, ctx, cancel, h.opts.MaxOutputStall, func() {
+		c.closeForLimit(&LimitError{Limit: "MaxOutputStall", Value: int64(h.opts.MaxOutputStall / time.Millisecond)})
+	})
+	h.log.Info("acpnet: connection opened", "connection", c.id, "transport", "websocket", "remote", r.RemoteAddr)
+	peer := Peer{ConnectionID: c.id, Transport: "websocket", RemoteAddr: r.RemoteAddr, Header: r.Header.Clone()}
+	c.readSocket(ctx, peer)
+}
+
+func firstSubprotocol(r *http.Request) string {
+	for _, v := range r.Header.Values("Sec-WebSocket-Protocol") {
+		for p := range strings.SplitSeq(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// readSocket reads the client's frames until the socket or the connection
+// ends.
+func (c *serverConn) readSocket(ctx context.Context, peer Peer) {
+	max := c.h.opts.MaxMessageBytes
+	for {
+		msg, err := readMessage(ctx, c.ws.sock, max)
+		if err != nil {
+			if errors.Is(err, ErrMessageTooLarge) {
+				c.closeForLimit(&LimitError{Limit: "MaxMessageBytes", Value: int64(max)})
+			} else {
+				c.shutdown(errPeerGone)
+			}
+			return
+		}
+		if msg == nil {
+			continue // a binary frame: ignored (TR-13)
+		}
+		var ok bool
+		if c.conn == nil {
+			ok = c.firstMessages(ctx, msg, peer)
+		} else {
+			ok = c.fromSocket(ctx, msg)
+		}
+		if !ok {
+			return
+		}
+	}
+}
+
+// firstMessages handles frames until the connection is initialized, as
+// the TypeScript server does (TR-14): the first request must be
+// initialize with an id, else the socket closes 1002.
+func (c *serverConn) firstMessages(ctx context.Context, msg []byte, peer Peer) bool {
+	env, err := scanEnvelope(msg, true)
+	switch {
+	case env.shape == shapeArray:
+		return c.ws.reply(batchRefusal)
+	case env.shape == shapeOther:
+		return c.ws.reply(errorLine(nil, -32600, "Invalid Request", nil))
+	case err != nil:
+		return c.ws.reply(errorLine(nil, -32700, "Parse error", nil))
+	case env.isResponseShaped():
+		return true // nothing to answer before initialize
+	case !env.isRequest() && !env.isNotification():
+		return c.ws.reply(errorLine(nil, -32600, "Invalid Request", nil))
+	case env.method != "initialize" || env.id == nil:
+		c.shutdown(&protocolError{"First message must be initialize"})
+		return false
+	case jsonx.IsNull(env.id):
+		c.shutdown(&protocolError{"Initialize request must include an ID"})
+		return false
+	}
+	c.initID = append([]byte(nil), env.id...)
+	err = c.start(peer)
+	if err == nil {
+		err = c.awaitInitialize(ctx, append(oneLine(msg), '\n'))
+	}
+	if err != nil {
+		data := jsonx.AppendString(nil, err.Error())
+		c.ws.reply(errorLine(env.id, -32603, "Initialize failed", data))
+		c.shutdown(&internalError{"Initialize failed"})
+		return false
+	}
+	return true
+}
+
+// fromSocket passes one of the client's frames to the agent, answering
+// itself only what the agent's connection could not (TR-14).
+func (c *serverConn) fromSocket(ctx context.Context, msg []byte) bool {
+	first := jsonx.SkipSpace(msg, 0)
+	if first == len(msg) {
+		return c.ws.reply(errorLine(nil, -32700, "Parse error", nil))
+	}
+	maxID := c.h.opts.MaxIDLength
+	multiline := bytes.IndexByte(msg, '\n') >= 0 || bytes.IndexByte(msg, '\r') >= 0
+	mayInit := bytes.Contains(msg, []byte(`"initialize"`))
+	if msg[first] == '[' || multiline || mayInit || len(msg) > maxID {
+		env, err := scanEnvelope(msg, true)
+		switch {
+		case env.shape == shapeArray:
+			return c.ws.reply(batchRefusal)
+		case err != nil && env.shape != shapeOther:
+			return c.ws.reply(errorLine(nil, -32700, "Parse error", nil))
+		case env.isRequest() && env.method == "initialize":
+			return c.ws.reply(errorLine(env.id, -32600, "Initialize not allowed on existing connection", nil))
+		case idLength(env.id) > maxID || len(env.sessionID) > maxID:
+			c.closeForLimit(&LimitError{Limit: "MaxIDLength", Value: int64(maxID)})
+			return false
+		}
+		if multiline {
+			oneLine(msg)
+		}
+	}
+	return c.in.send(ctx, append(msg, '\n')) == nil
+}
+
+// protocolError closes a socket 1002, internalError 1011.
+type (
+	protocolError struct{ reason string }
+	internalError struct{ reason string }
+)
+
+func (e *protocolError) Error() string { return "acpnet: protocol violation: " + e.reason }
+func (e *internalError) Error() string { return "acpnet: internal error: " + e.reason }
+
+// wsConn is one WebSocket with the writes bounded in time: a write that
+// waits longer than stall (a peer that reads nothing) closes it.
+type wsConn struct {
+	sock    *websocket.Conn
+	ctx     context.Context
+	cancel  context.CancelFunc
+	stall   time.Duration
+	stalled func()
+	// writing is when the write in progress began (UnixNano), 0 when idle.
+	writing atomic.Int64
+	watch   chan struct{} // closed to stop the watchdog
+}
+
+func newWSConn(sock *websocket.Conn, ctx context.Context, cancel context.CancelFunc, stall time.Duration, stalled func()) *wsConn {
+	w := &wsConn{sock: sock, ctx: ctx, cancel: cancel, stall: stall, stalled: stalled, watch: make(chan struct{})}
+	go w.watchdog()
+	return w
+}
+
+// watchdog closes the socket when one write has waited longer than stall.
+func (w *wsConn) watchdog() {
+	tick := max(w.stall/4, 10*time.Millisecond)
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			if start := w.writing.Load(); start != 0 && time.Since(time.Unix(0, start)) > w.stall {
+				// A peer that reads nothing cannot read a close frame either.
+				_ = w.sock.CloseNow()
+				if w.stalled != nil {
+					w.stalled()
+				}
+				return
+			}
+		case <-w.watch:
+			return
+		case <-w.ctx.Done():
+			return
+		}
+	}
+}
+
+// send writes one message as a text frame.
+func (w *wsConn) send(msg []byte) error {
+	w.writing.Store(time.Now().UnixNano())
+	err := w.sock.Write(w.ctx, websocket.MessageText, msg)
+	w.writing.Store(0)
+	return err
+}
+
+// reply sends a message the transport answers itself; false when the
+// socket failed.
+func (w *wsConn) reply(line []byte) bool {
+	return w.send(bytes.TrimSuffix(line, []byte{'\n'})) == nil
+}
+
+// closeFor closes the socket with the code TR-15 gives why: 1001 the
+// server is shutting down, 1002 a protocol violation, 1008 a limit, 1011
+// an internal error; the agent ending closes it without a code; a client
+// that went away gets nothing.
+func (w *wsConn) closeFor(why error) {
+	defer w.cancel()
+	defer close(w.watch)
+	var (
+		protoErr    *protocolError
+		internalErr *internalError
+		limitErr    *LimitError
+	)
+	switch {
+	case errors.Is(why, errPeerGone):
+		_ = w.sock.CloseNow()
+	case errors.Is(why, errShuttingDown):
+		_ = w.sock.Close(websocket.StatusGoingAway, "Server shutting down")
+	case errors.As(why, &protoErr):
+		_ = w.sock.Close(websocket.StatusProtocolError, protoErr.reason)
+	case errors.As(why, &limitErr):
+		if limitErr.Limit == "MaxOutputStall" {
+			_ = w.sock.CloseNow()
+			return
+		}
+		_ = w.sock.Close(websocket.StatusPolicyViolation, closeReason(limitErr.Error()))
+	case errors.As(why, &internalErr):
+		_ = w.sock.Close(websocket.StatusInternalError, internalErr.reason)
+	case errors.Is(why, errAgentEnded):
+		_ = w.sock.Close(websocket.StatusNoStatusRcvd, "")
+	default:
+		_ = w.sock.Close(websocket.StatusInternalError, "Internal error")
+	}
+}
+
+// closeReason fits a reason into a close frame (123 bytes).
+func closeReason(s string) string {
+	s = strings.TrimPrefix(s, "acpnet: ")
+	if len(s) > 123 {
+		s = s[:123]
+	}
+	return s
+}
