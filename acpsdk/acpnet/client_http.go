@@ -69,6 +69,8 @@ type HTTPStream struct {
 	answerSession map[string]string
 	// inFlight: our requests of a session, by id key, awaiting answers.
 	inFlight map[string]sessionRequest
+	// arrivals carries the event streams' chunks to the demux.
+	arrivals chan arrival
 }
 
 type sessionRequest struct {
@@ -76,11 +78,14 @@ type sessionRequest struct {
 	id  []byte
 }
 
-// eventStream is one session's event stream being opened or read.
+// eventStream is one event stream being opened or read.
 type eventStream struct {
-	ready chan struct{} // closed once the GET answered; err says how
-	err   error
-	stop  context.CancelFunc
+	sid    string // "" for the connection's
+	ctx    context.Context
+	stop   context.CancelFunc
+	ready  chan struct{} // closed once the GET answered; err says how
+	err    error
+	parser sseParser // the demux's
 }
 
 // NewHTTPStream returns the client end of a Streamable HTTP connection to
@@ -108,6 +113,7 @@ func NewHTTPStream(endpoint string, opts *DialOptions) (*HTTPStream, error) {
 		failed:        make(map[string]error),
 		answerSession: make(map[string]string),
 		inFlight:      make(map[string]sessionRequest),
+		arrivals:      make(chan arrival, 8),
 	}, nil
 }
 
@@ -495,8 +501,8 @@ func (s *HTTPStream) awaitStream(sid string) error {
 }
 
 // openStream starts reading an event stream, the connection's ("") or a
-// session's, unless it is open or opening; it returns the session's
-// stream (nil for the connection's, or once closed).
+// session's, unless it is open or opening; it returns the stream (nil
+// once closed).
 func (s *HTTPStream) openStream(sid string) *eventStream {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -507,80 +513,149 @@ func (s *HTTPStream) openStream(sid string) *eventStream {
 		return es
 	}
 	ctx, stop := context.WithCancel(s.ctx)
-	es := &eventStream{ready: make(chan struct{}), stop: stop}
+	es := &eventStream{sid: sid, ctx: ctx, ready: make(chan struct{}), stop: stop, parser: sseParser{max: s.opts.MaxMessageBytes}}
 	if sid != "" {
 		s.streams[sid] = es
+	} else {
+		s.wg.Add(1)
+		go s.demux()
 	}
 	s.wg.Add(1)
-	go s.readEvents(ctx, sid, es)
+	go s.readEvents(es)
 	return es
 }
 
-// readEvents reads one event stream into the reader (TR-5, TR-6, TR-10).
-func (s *HTTPStream) readEvents(ctx context.Context, sid string, es *eventStream) {
+// arrival is a chunk read from one event stream, or its end (err).
+type arrival struct {
+	es   *eventStream
+	data []byte
+	err  error
+}
+
+// chunkSize is what a stream reader reads at once.
+const chunkSize = 32 << 10
+
+// readEvents reads one event stream's bytes (TR-5). It parses nothing:
+// every stream's chunks go, in the order they were read, to one demux,
+// so what the server wrote on one stream before another reaches the
+// Conn first (the replay of session/load, on the session's stream,
+// before its answer, on the connection's).
+func (s *HTTPStream) readEvents(es *eventStream) {
 	defer s.wg.Done()
 	defer es.stop()
 	hdr := map[string]string{"Accept": mediaEventStream, HeaderConnectionID: s.ConnectionID()}
-	if sid != "" {
-		hdr[HeaderSessionID] = sid
+	if es.sid != "" {
+		hdr[HeaderSessionID] = es.sid
 	}
-	opened := false
-	end := func(err error) {
-		if !opened {
-			es.err = err
-			close(es.ready)
-		}
-		s.mu.Lock()
-		if sid != "" && s.streams[sid] == es {
-			delete(s.streams, sid)
-		}
-		s.mu.Unlock()
-		if ctx.Err() != nil {
-			return // closed, or the session failed
-		}
-		switch {
-		case sid != "" && isConflict(err):
-			s.failSession(sid, err)
-		case sid != "" && errors.Is(err, io.EOF):
-			// A session stream may end: its requests in flight fail and
-			// its next message opens it again (TR-10).
-			s.failInFlight(sid, ErrSessionStreamEnded)
-		case errors.Is(err, io.EOF):
-			s.fail(ErrStreamEnded)
-		default:
-			s.fail(err)
-		}
+	resp, err := s.do(es.ctx, http.MethodGet, nil, hdr)
+	if err == nil && resp.StatusCode/100 != 2 {
+		err = statusError(http.MethodGet, resp)
+	} else if err != nil {
+		err = fmt.Errorf("acpnet: GET: %w", err)
 	}
-	resp, err := s.do(ctx, http.MethodGet, nil, hdr)
 	if err != nil {
-		end(fmt.Errorf("acpnet: GET: %w", err))
-		return
-	}
-	if resp.StatusCode/100 != 2 {
-		end(statusError(http.MethodGet, resp))
+		es.err = err
+		close(es.ready)
+		s.endStream(es, err)
 		return
 	}
 	defer resp.Body.Close()
-	opened = true
 	close(es.ready)
-	events := newSSEReader(resp.Body, s.opts.MaxMessageBytes)
 	for {
-		data, err := events.next()
+		buf := make([]byte, chunkSize)
+		n, err := resp.Body.Read(buf)
+		if n > 0 && !s.arrive(arrival{es: es, data: buf[:n]}) {
+			return
+		}
 		if err != nil {
-			end(err)
+			s.arrive(arrival{es: es, err: err})
 			return
 		}
-		if !s.deliverEvent(ctx, sid, data) {
-			end(ErrClosed)
+	}
+}
+
+// arrive queues a chunk for the demux; false once the stream is stopped.
+func (s *HTTPStream) arrive(a arrival) bool {
+	select {
+	case s.arrivals <- a:
+		return true
+	case <-a.es.ctx.Done():
+		return false
+	}
+}
+
+// demux parses the streams' chunks in the order they were read and hands
+// their messages to the reader.
+func (s *HTTPStream) demux() {
+	defer s.wg.Done()
+	for {
+		select {
+		case a := <-s.arrivals:
+			s.consume(a)
+		case <-s.ctx.Done():
 			return
 		}
+	}
+}
+
+func (s *HTTPStream) consume(a arrival) {
+	es := a.es
+	if es.ctx.Err() != nil {
+		return // a stopped stream's last chunks
+	}
+	emit := func(data []byte) error {
+		if !s.deliverEvent(es.sid, data) {
+			return ErrClosed
+		}
+		return nil
+	}
+	if a.data != nil {
+		if err := es.parser.feed(a.data, emit); err != nil {
+			es.stop()
+			s.endStream(es, err)
+		}
+		return
+	}
+	err := a.err
+	if errors.Is(err, io.EOF) {
+		if perr := es.parser.end(emit); perr != nil {
+			err = perr
+		}
+	}
+	es.stop()
+	s.endStream(es, err)
+}
+
+// endStream handles the end of a stream (TR-10, TR-11).
+func (s *HTTPStream) endStream(es *eventStream, err error) {
+	s.mu.Lock()
+	if es.sid != "" && s.streams[es.sid] == es {
+		delete(s.streams, es.sid)
+	}
+	s.mu.Unlock()
+	if s.ctx.Err() != nil || errors.Is(err, ErrClosed) {
+		return
+	}
+	switch {
+	case es.sid != "" && isConflict(err):
+		s.failSession(es.sid, err)
+	case es.sid != "" && errors.Is(err, io.EOF):
+		// A session stream may end: its requests in flight fail and its
+		// next message opens it again (TR-10).
+		s.failInFlight(es.sid, ErrSessionStreamEnded)
+	case errors.Is(err, io.EOF):
+		s.fail(ErrStreamEnded)
+	case es.sid != "" && errors.Is(err, context.Canceled):
+		// The session failed and its stream was dropped.
+	default:
+		s.fail(err)
 	}
 }
 
 // deliverEvent hands one event's message to the reader, noting what the
 // transport must remember of it; anything but a JSON object is skipped
 // (TR-6). It reports false once the transport is closed.
-func (s *HTTPStream) deliverEvent(ctx context.Context, sid string, data []byte) bool {
+func (s *HTTPStream) deliverEvent(sid string, data []byte) bool {
 	env, err := scanEnvelope(data, true)
 	if err != nil {
 		s.log.Warn("acpnet: skipped an event that is not a JSON object", "bytes", len(data))
@@ -602,5 +677,5 @@ func (s *HTTPStream) deliverEvent(ctx context.Context, sid string, data []byte) 
 		s.mu.Unlock()
 	}
 	line := append(oneLine(bytes.Clone(data)), '\n')
-	return s.in.send(ctx, line) == nil
+	return s.in.send(s.ctx, line) == nil
 }

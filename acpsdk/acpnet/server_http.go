@@ -192,11 +192,11 @@ func (c *serverConn) post(w http.ResponseWriter, r *http.Request, body []byte, e
 		textError(w, "Mismatched Acp-Session-Id", http.StatusBadRequest)
 		return
 	}
-	route := header
-	if route == "" {
-		route = env.sessionID
+	sid := header
+	if sid == "" {
+		sid = env.sessionID
 	}
-	if len(route) > maxID {
+	if len(sid) > maxID {
 		textError(w, fmt.Sprintf("Session ID exceeds maxIdLength (%d)", maxID), http.StatusBadRequest)
 		return
 	}
@@ -219,13 +219,8 @@ func (c *serverConn) post(w http.ResponseWriter, r *http.Request, body []byte, e
 	}
 	if env.isRequest() {
 		if key, ok := idKey(env.id); ok {
-			// session/load's answer goes on the connection stream (TR-7).
-			dest := route
-			if env.method == "session/load" {
-				dest = ""
-			}
 			c.mu.Lock()
-			c.pendingRoutes[key] = dest
+			c.pendingRoutes[key] = route{sid: sid, load: env.method == "session/load"}
 			c.mu.Unlock()
 		}
 	}
@@ -252,7 +247,10 @@ func (c *serverConn) deliver(w http.ResponseWriter, r *http.Request, body []byte
 	c.mu.Unlock()
 	switch {
 	case err == nil:
+		// At once: the agent may answer on an event stream before this
+		// handler would return.
 		w.WriteHeader(http.StatusAccepted)
+		_ = http.NewResponseController(w).Flush()
 	case r.Context().Err() != nil:
 		// The client gave up; nothing was delivered.
 	default:
