@@ -61,6 +61,7 @@ type HTTPStream struct {
 	connID  string
 	closed  bool
 	streams map[string]*eventStream // open or opening session streams
+	retired map[string]*eventStream // ended ones whose reader may still run
 	// failed holds the sessions refused 409, until session/load or
 	// session/resume reattaches them.
 	failed map[string]error
@@ -85,7 +86,8 @@ type eventStream struct {
 	stop   context.CancelFunc
 	ready  chan struct{} // closed once the GET answered; err says how
 	err    error
-	parser sseParser // the demux's
+	done   chan struct{} // closed once its reader returned
+	parser sseParser     // the demux's
 }
 
 // NewHTTPStream returns the client end of a Streamable HTTP connection to
@@ -110,6 +112,7 @@ func NewHTTPStream(endpoint string, opts *DialOptions) (*HTTPStream, error) {
 		ctx:           ctx,
 		cancel:        cancel,
 		streams:       make(map[string]*eventStream),
+		retired:       make(map[string]*eventStream),
 		failed:        make(map[string]error),
 		answerSession: make(map[string]string),
 		inFlight:      make(map[string]sessionRequest),
@@ -455,11 +458,22 @@ func (s *HTTPStream) failSession(sid string, err error) {
 	s.mu.Lock()
 	s.failed[sid] = err
 	if es := s.streams[sid]; es != nil {
-		delete(s.streams, sid)
+		s.retireLocked(es)
 		es.stop()
 	}
 	s.mu.Unlock()
 	s.failInFlight(sid, err)
+}
+
+// retireLocked forgets a session's stream whose reader may still be
+// running: a stream opened for the session later waits for it to end, so
+// that the server has seen that GET end before the next one asks for the
+// same stream (else 409, TR-5). s.mu is held.
+func (s *HTTPStream) retireLocked(es *eventStream) {
+	if s.streams[es.sid] == es {
+		delete(s.streams, es.sid)
+		s.retired[es.sid] = es
+	}
 }
 
 // failInFlight fails the session's requests still awaiting answers.
@@ -513,15 +527,18 @@ func (s *HTTPStream) openStream(sid string) *eventStream {
 		return es
 	}
 	ctx, stop := context.WithCancel(s.ctx)
-	es := &eventStream{sid: sid, ctx: ctx, ready: make(chan struct{}), stop: stop, parser: sseParser{max: s.opts.MaxMessageBytes}}
+	es := &eventStream{sid: sid, ctx: ctx, ready: make(chan struct{}), done: make(chan struct{}), stop: stop, parser: sseParser{max: s.opts.MaxMessageBytes}}
+	var prev *eventStream
 	if sid != "" {
 		s.streams[sid] = es
+		prev = s.retired[sid]
+		delete(s.retired, sid)
 	} else {
 		s.wg.Add(1)
 		go s.demux()
 	}
 	s.wg.Add(1)
-	go s.readEvents(es)
+	go s.readEvents(es, prev)
 	return es
 }
 
@@ -540,9 +557,15 @@ const chunkSize = 32 << 10
 // so what the server wrote on one stream before another reaches the
 // Conn first (the replay of session/load, on the session's stream,
 // before its answer, on the connection's).
-func (s *HTTPStream) readEvents(es *eventStream) {
+func (s *HTTPStream) readEvents(es *eventStream, prev *eventStream) {
 	defer s.wg.Done()
-	defer es.stop()
+	defer close(es.done)
+	if prev != nil {
+		select {
+		case <-prev.done:
+		case <-es.ctx.Done():
+		}
+	}
 	hdr := map[string]string{"Accept": mediaEventStream, HeaderConnectionID: s.ConnectionID()}
 	if es.sid != "" {
 		hdr[HeaderSessionID] = es.sid
@@ -556,6 +579,7 @@ func (s *HTTPStream) readEvents(es *eventStream) {
 	if err != nil {
 		es.err = err
 		close(es.ready)
+		es.stop()
 		s.endStream(es, err)
 		return
 	}
@@ -568,6 +592,8 @@ func (s *HTTPStream) readEvents(es *eventStream) {
 			return
 		}
 		if err != nil {
+			// The demux ends the stream once it has taken this, after the
+			// chunks before it.
 			s.arrive(arrival{es: es, err: err})
 			return
 		}
@@ -629,8 +655,8 @@ func (s *HTTPStream) consume(a arrival) {
 // endStream handles the end of a stream (TR-10, TR-11).
 func (s *HTTPStream) endStream(es *eventStream, err error) {
 	s.mu.Lock()
-	if es.sid != "" && s.streams[es.sid] == es {
-		delete(s.streams, es.sid)
+	if es.sid != "" {
+		s.retireLocked(es)
 	}
 	s.mu.Unlock()
 	if s.ctx.Err() != nil || errors.Is(err, ErrClosed) {

@@ -316,8 +316,9 @@ type mailbox struct {
 	sid     string
 	queue   [][]byte
 	reading bool
-	// stop unblocks the reader's write when the connection shuts down
-	// while its client is not reading.
+	// stop bounds the reader's writes when the connection shuts down: one
+	// in progress to a client that reads nothing must not hold the
+	// reader forever; an idle reader ends its stream cleanly at once.
 	stop func()
 	wake chan struct{} // cap 1
 }
@@ -448,15 +449,15 @@ func (c *serverConn) shutdown(why error) {
 	c.buffered = 0
 	c.wantProgress = true
 	c.madeProgress()
-	conn := c.conn
+	conn, ws := c.conn, c.ws
 	c.mu.Unlock()
 	c.h.unlist(c)
 	c.in.close(io.EOF)
 	c.h.log.Info("acpnet: connection ended", "connection", c.id, "reason", why.Error())
 	go func() {
 		defer c.retire()
-		if c.ws != nil {
-			c.ws.closeFor(why)
+		if ws != nil {
+			ws.closeFor(why)
 		}
 		if conn != nil {
 			_ = conn.Close()
@@ -500,15 +501,16 @@ func (c *serverConn) agentClosed() {
 	}
 	c.wantProgress = true
 	c.madeProgress()
+	ws := c.ws
 	c.mu.Unlock()
 	c.h.unlist(c)
 	c.h.log.Info("acpnet: connection ended", "connection", c.id, "reason", errAgentEnded.Error())
-	if c.ws == nil {
+	if ws == nil {
 		c.retire() // the agent's Conn is closing itself; readers drain on their own
 		return
 	}
 	go func() {
 		defer c.retire()
-		c.ws.closeFor(errAgentEnded)
+		ws.closeFor(errAgentEnded)
 	}()
 }

@@ -314,7 +314,7 @@ func (c *serverConn) stream(w http.ResponseWriter, r *http.Request, mb *mailbox)
 		return
 	}
 	c.mu.Lock()
-	mb.stop = func() { _ = rc.SetWriteDeadline(time.Now()) }
+	mb.stop = func() { _ = rc.SetWriteDeadline(time.Now().Add(shutdownWriteGrace)) }
 	c.mu.Unlock()
 	keepAlive := time.NewTicker(c.h.opts.KeepAlive)
 	defer keepAlive.Stop()
@@ -348,6 +348,11 @@ func (c *serverConn) stream(w http.ResponseWriter, r *http.Request, mb *mailbox)
 		}
 	}
 }
+
+// shutdownWriteGrace is how long a stream's write may still take once its
+// connection shut down: enough to finish, not to wait on a client that
+// reads nothing.
+const shutdownWriteGrace = time.Second
 
 // writeEvent writes one message as an event (TR-6).
 func writeEvent(w io.Writer, line []byte) error {

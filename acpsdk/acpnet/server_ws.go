@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -40,9 +41,19 @@ func (h *Handler) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	}
 	sock.SetReadLimit(-1) // messages are bounded by readMessage
 	ctx, cancel := context.WithCancel(context.Background())
-	c.ws = newWSConn(sock, ctx, cancel, h.opts.MaxOutputStall, func() {
+	ws := newWSConn(sock, ctx, cancel, h.opts.MaxOutputStall, func() {
 		c.closeForLimit(&LimitError{Limit: "MaxOutputStall", Value: int64(h.opts.MaxOutputStall / time.Millisecond)})
 	})
+	c.mu.Lock()
+	c.ws = ws
+	why := c.why
+	c.mu.Unlock()
+	if why != nil {
+		// Shut down (Handler.Close) while upgrading.
+		ws.closeFor(why)
+		c.retire()
+		return
+	}
 	h.log.Info("acpnet: connection opened", "connection", c.id, "transport", "websocket", "remote", r.RemoteAddr)
 	peer := Peer{ConnectionID: c.id, Transport: "websocket", RemoteAddr: r.RemoteAddr, Header: r.Header.Clone()}
 	c.readSocket(ctx, peer)
@@ -175,6 +186,7 @@ type wsConn struct {
 	// writing is when the write in progress began (UnixNano), 0 when idle.
 	writing atomic.Int64
 	watch   chan struct{} // closed to stop the watchdog
+	once    sync.Once
 }
 
 func newWSConn(sock *websocket.Conn, ctx context.Context, cancel context.CancelFunc, stall time.Duration, stalled func()) *wsConn {
@@ -226,6 +238,10 @@ func (w *wsConn) reply(line []byte) bool {
 // an internal error; the agent ending closes it without a code; a client
 // that went away gets nothing.
 func (w *wsConn) closeFor(why error) {
+	w.once.Do(func() { w.close(why) })
+}
+
+func (w *wsConn) close(why error) {
 	defer w.cancel()
 	defer close(w.watch)
 	var (
