@@ -61,6 +61,7 @@ type serverConn struct {
 	// responseRoutes: the agent's requests, to the session they went to.
 	responseRoutes map[string]string
 	buffered       int // bytes queued on the streams
+	peakBuffered   int // the most buffered ever was
 	progress       chan struct{}
 	wantProgress   bool
 	waiting        int // bytes of POST bodies waiting to enter in
@@ -233,6 +234,7 @@ func (c *serverConn) streamFor(sid string) (*mailbox, error) {
 func (c *serverConn) push(mb *mailbox, line []byte) {
 	mb.queue = append(mb.queue, bytes.Clone(line))
 	c.buffered += len(line)
+	c.peakBuffered = max(c.peakBuffered, c.buffered)
 	mb.signal()
 }
 

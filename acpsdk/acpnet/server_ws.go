@@ -204,11 +204,10 @@ func (w *wsConn) watchdog() {
 		select {
 		case <-t.C:
 			if start := w.writing.Load(); start != 0 && time.Since(time.Unix(0, start)) > w.stall {
-				// A peer that reads nothing cannot read a close frame either.
-				_ = w.sock.CloseNow()
-				if w.stalled != nil {
-					w.stalled()
-				}
+				// The connection shuts down for the limit, which closes
+				// the socket without a handshake (closeFor): a peer that
+				// reads nothing cannot read a close frame either.
+				w.stalled()
 				return
 			}
 		case <-w.watch:
