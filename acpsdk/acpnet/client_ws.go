@@ -134,11 +134,11 @@ func (s *WebSocketStream) readLoop(max int) {
 // valid gets -32700 (reply), as the TypeScript SDK answers it.
 func frameLine(msg []byte) (line, reply []byte) {
 	if jsonx.SkipSpace(msg, 0) == len(msg) {
-		return nil, bytes.TrimSuffix(errorLine(nil, -32700, "Parse error", nil), []byte{'\n'})
+		return nil, errorFrame(nil, -32700, "Parse error")
 	}
 	if bytes.IndexByte(msg, '\n') >= 0 || bytes.IndexByte(msg, '\r') >= 0 {
 		if !jsonx.Valid(msg) {
-			return nil, bytes.TrimSuffix(errorLine(nil, -32700, "Parse error", nil), []byte{'\n'})
+			return nil, errorFrame(nil, -32700, "Parse error")
 		}
 		oneLine(msg)
 	}

@@ -99,71 +99,119 @@ func (c *serverConn) readSocket(ctx context.Context, peer Peer) {
 	}
 }
 
-// firstMessages handles frames until the connection is initialized, as
-// the TypeScript server does (TR-14): the first request must be
-// initialize with an id, else the socket closes 1002.
-func (c *serverConn) firstMessages(ctx context.Context, msg []byte, peer Peer) bool {
+// frameAction is what the server does with one of the client's frames.
+type frameAction uint8
+
+const (
+	frameForward    frameAction = iota // hand the line to the agent
+	frameReply                         // answer with reply; the socket stays
+	frameIgnore                        // nothing
+	frameInitialize                    // start the agent with the line
+	frameViolation                     // close 1002 with reason
+	frameLimit                         // close 1008
+)
+
+// firstFrame decides on a frame before initialize, as the TypeScript
+// server does (TR-14): what is not a message is answered, an answer is
+// ignored, and the first request or notification must be initialize with
+// an id, else the socket closes 1002. id is the initialize request's.
+func firstFrame(msg []byte) (act frameAction, reply, line, id []byte, reason string) {
 	env, err := scanEnvelope(msg, true)
 	switch {
 	case env.shape == shapeArray:
-		return c.ws.reply(batchRefusal)
+		return frameReply, batchRefusal, nil, nil, ""
 	case env.shape == shapeOther:
-		return c.ws.reply(errorLine(nil, -32600, "Invalid Request", nil))
+		return frameReply, errorFrame(nil, -32600, "Invalid Request"), nil, nil, ""
 	case err != nil:
-		return c.ws.reply(errorLine(nil, -32700, "Parse error", nil))
+		return frameReply, errorFrame(nil, -32700, "Parse error"), nil, nil, ""
 	case env.isResponseShaped():
-		return true // nothing to answer before initialize
+		return frameIgnore, nil, nil, nil, ""
 	case !env.isRequest() && !env.isNotification():
-		return c.ws.reply(errorLine(nil, -32600, "Invalid Request", nil))
+		return frameReply, errorFrame(nil, -32600, "Invalid Request"), nil, nil, ""
 	case env.method != "initialize" || env.id == nil:
-		c.shutdown(&protocolError{"First message must be initialize"})
-		return false
+		return frameViolation, nil, nil, nil, "First message must be initialize"
 	case jsonx.IsNull(env.id):
-		c.shutdown(&protocolError{"Initialize request must include an ID"})
-		return false
+		return frameViolation, nil, nil, nil, "Initialize request must include an ID"
 	}
-	c.initID = append([]byte(nil), env.id...)
-	err = c.start(peer)
-	if err == nil {
-		err = c.awaitInitialize(ctx, append(oneLine(msg), '\n'))
-	}
-	if err != nil {
-		data := jsonx.AppendString(nil, err.Error())
-		c.ws.reply(errorLine(env.id, -32603, "Initialize failed", data))
-		c.shutdown(&internalError{"Initialize failed"})
-		return false
-	}
-	return true
+	return frameInitialize, nil, append(oneLine(msg), '\n'), env.id, ""
 }
 
-// fromSocket passes one of the client's frames to the agent, answering
-// itself only what the agent's connection could not (TR-14).
-func (c *serverConn) fromSocket(ctx context.Context, msg []byte) bool {
+// laterFrame decides on a frame after initialize: it goes to the agent as
+// one line, whose connection answers what is not a message, except what
+// it could not see whole or must not see (TR-14): a blank frame and JSON
+// spread over lines that is not valid (-32700), a batch (-32600 with id
+// null), a second initialize (-32600), and ids over maxID (close 1008).
+// The scan is skipped for the common frame: one line, no array, not
+// initialize, too short to hold a long id.
+func laterFrame(msg []byte, maxID int) (act frameAction, reply, line []byte) {
 	first := jsonx.SkipSpace(msg, 0)
 	if first == len(msg) {
-		return c.ws.reply(errorLine(nil, -32700, "Parse error", nil))
+		return frameReply, errorFrame(nil, -32700, "Parse error"), nil
 	}
-	maxID := c.h.opts.MaxIDLength
 	multiline := bytes.IndexByte(msg, '\n') >= 0 || bytes.IndexByte(msg, '\r') >= 0
 	mayInit := bytes.Contains(msg, []byte(`"initialize"`))
 	if msg[first] == '[' || multiline || mayInit || len(msg) > maxID {
 		env, err := scanEnvelope(msg, true)
 		switch {
 		case env.shape == shapeArray:
-			return c.ws.reply(batchRefusal)
+			return frameReply, batchRefusal, nil
 		case err != nil && env.shape != shapeOther:
-			return c.ws.reply(errorLine(nil, -32700, "Parse error", nil))
+			return frameReply, errorFrame(nil, -32700, "Parse error"), nil
 		case env.isRequest() && env.method == "initialize":
-			return c.ws.reply(errorLine(env.id, -32600, "Initialize not allowed on existing connection", nil))
+			return frameReply, errorFrame(env.id, -32600, "Initialize not allowed on existing connection"), nil
 		case idLength(env.id) > maxID || len(env.sessionID) > maxID:
-			c.closeForLimit(&LimitError{Limit: "MaxIDLength", Value: int64(maxID)})
-			return false
+			return frameLimit, nil, nil
 		}
 		if multiline {
 			oneLine(msg)
 		}
 	}
-	return c.in.send(ctx, append(msg, '\n')) == nil
+	return frameForward, nil, append(msg, '\n')
+}
+
+// errorFrame is a JSON-RPC error response as one frame.
+func errorFrame(id []byte, code int, message string) []byte {
+	return bytes.TrimSuffix(errorLine(id, code, message, nil), []byte{'\n'})
+}
+
+// firstMessages handles frames until the connection is initialized.
+func (c *serverConn) firstMessages(ctx context.Context, msg []byte, peer Peer) bool {
+	act, reply, line, id, reason := firstFrame(msg)
+	switch act {
+	case frameReply:
+		return c.ws.reply(reply)
+	case frameIgnore:
+		return true
+	case frameViolation:
+		c.shutdown(&protocolError{reason})
+		return false
+	}
+	c.initID = append([]byte(nil), id...)
+	err := c.start(peer)
+	if err == nil {
+		err = c.awaitInitialize(ctx, line)
+	}
+	if err != nil {
+		data := jsonx.AppendString(nil, err.Error())
+		c.ws.reply(bytes.TrimSuffix(errorLine(id, -32603, "Initialize failed", data), []byte{'\n'}))
+		c.shutdown(&internalError{"Initialize failed"})
+		return false
+	}
+	return true
+}
+
+// fromSocket passes one of the client's frames to the agent (laterFrame).
+func (c *serverConn) fromSocket(ctx context.Context, msg []byte) bool {
+	maxID := c.h.opts.MaxIDLength
+	act, reply, line := laterFrame(msg, maxID)
+	switch act {
+	case frameReply:
+		return c.ws.reply(reply)
+	case frameLimit:
+		c.closeForLimit(&LimitError{Limit: "MaxIDLength", Value: int64(maxID)})
+		return false
+	}
+	return c.in.send(ctx, line) == nil
 }
 
 // protocolError closes a socket 1002, internalError 1011.
@@ -228,8 +276,8 @@ func (w *wsConn) send(msg []byte) error {
 
 // reply sends a message the transport answers itself; false when the
 // socket failed.
-func (w *wsConn) reply(line []byte) bool {
-	return w.send(bytes.TrimSuffix(line, []byte{'\n'})) == nil
+func (w *wsConn) reply(msg []byte) bool {
+	return w.send(msg) == nil
 }
 
 // closeFor closes the socket with the code TR-15 gives why: 1001 the

@@ -64,10 +64,10 @@ func (s *sseParser) feed(chunk []byte, emit func([]byte) error) error {
 		line := chunk[:i]
 		s.skipLF = chunk[i] == '\r'
 		chunk = chunk[i+1:]
+		if len(s.partial)+len(line) > s.max+lineOverhead {
+			return s.tooLong()
+		}
 		if len(s.partial) > 0 {
-			if len(s.partial)+len(line) > s.max+lineOverhead {
-				return s.tooLong()
-			}
 			line = append(s.partial, line...)
 			s.partial = s.partial[:0]
 		}
