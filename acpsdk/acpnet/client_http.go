@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -88,6 +89,7 @@ type eventStream struct {
 	err    error
 	done   chan struct{} // closed once its reader returned
 	parser sseParser     // the demux's
+	free   chan []byte   // read buffers the demux is done with
 }
 
 // NewHTTPStream returns the client end of a Streamable HTTP connection to
@@ -356,7 +358,7 @@ func (s *HTTPStream) postMessage(connID string, line []byte, env *envelope) erro
 	tracked := sid != "" && env.hasMethod && keyOK
 	if tracked {
 		s.mu.Lock()
-		s.inFlight[key] = sessionRequest{sid: sid, id: env.id}
+		s.inFlight[key] = sessionRequest{sid: strings.Clone(sid), id: bytes.Clone(env.id)}
 		s.mu.Unlock()
 	}
 	hdr := map[string]string{"Content-Type": mediaJSON, HeaderConnectionID: connID}
@@ -455,6 +457,7 @@ func (s *HTTPStream) dropForSession(env *envelope, err error) {
 // failSession marks a session refused (409) until it is reattached: its
 // stream is dropped and its requests in flight fail.
 func (s *HTTPStream) failSession(sid string, err error) {
+	sid = strings.Clone(sid) // it may alias a message
 	s.mu.Lock()
 	s.failed[sid] = err
 	if es := s.streams[sid]; es != nil {
@@ -526,8 +529,10 @@ func (s *HTTPStream) openStream(sid string) *eventStream {
 	if es := s.streams[sid]; es != nil {
 		return es
 	}
+	sid = strings.Clone(sid) // it may alias a message
 	ctx, stop := context.WithCancel(s.ctx)
-	es := &eventStream{sid: sid, ctx: ctx, ready: make(chan struct{}), done: make(chan struct{}), stop: stop, parser: sseParser{max: s.opts.MaxMessageBytes}}
+	es := &eventStream{sid: sid, ctx: ctx, ready: make(chan struct{}), done: make(chan struct{}), stop: stop,
+		parser: sseParser{max: s.opts.MaxMessageBytes}, free: make(chan []byte, cap(s.arrivals)+1)}
 	var prev *eventStream
 	if sid != "" {
 		s.streams[sid] = es
@@ -586,7 +591,12 @@ func (s *HTTPStream) readEvents(es *eventStream, prev *eventStream) {
 	defer resp.Body.Close()
 	close(es.ready)
 	for {
-		buf := make([]byte, chunkSize)
+		var buf []byte
+		select {
+		case buf = <-es.free:
+		default:
+			buf = make([]byte, chunkSize)
+		}
 		n, err := resp.Body.Read(buf)
 		if n > 0 && !s.arrive(arrival{es: es, data: buf[:n]}) {
 			return
@@ -636,7 +646,12 @@ func (s *HTTPStream) consume(a arrival) {
 		return nil
 	}
 	if a.data != nil {
-		if err := es.parser.feed(a.data, emit); err != nil {
+		err := es.parser.feed(a.data, emit)
+		select { // the parser copied what it keeps
+		case es.free <- a.data[:cap(a.data)]:
+		default:
+		}
+		if err != nil {
 			es.stop()
 			s.endStream(es, err)
 		}
@@ -690,7 +705,7 @@ func (s *HTTPStream) deliverEvent(sid string, data []byte) bool {
 	if env.isResponse() && env.resultSessionID != "" {
 		// session/new and the like: open the new session's stream now, as
 		// the TypeScript client does.
-		s.openStream(env.resultSessionID)
+		s.openStream(strings.Clone(env.resultSessionID))
 	}
 	if key, ok := idKey(env.id); ok && env.id != nil {
 		s.mu.Lock()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sync"
 
 	"github.com/coder/websocket"
@@ -74,8 +75,10 @@ func (s *WebSocketStream) Read(b []byte) (int, error) { return s.in.Read(b) }
 
 // Write sends each complete line as one text frame.
 func (s *WebSocketStream) Write(p []byte) (int, error) {
+	// Background: a context that can end costs the library a callback per
+	// message; Close unblocks a write anyway.
 	err := s.split.split(p, func(line []byte) error {
-		return s.sock.Write(s.ctx, websocket.MessageText, line)
+		return s.sock.Write(context.Background(), websocket.MessageText, line)
 	})
 	if err != nil {
 		if s.ctx.Err() != nil {
@@ -105,8 +108,9 @@ func (s *WebSocketStream) Close() error {
 // readLoop reads the agent's frames into the reader.
 func (s *WebSocketStream) readLoop(max int) {
 	defer close(s.done)
+	var rd messageReader
 	for {
-		msg, err := readMessage(s.ctx, s.sock, max)
+		msg, err := rd.read(s.sock, max)
 		if err != nil {
 			s.in.close(socketEnd(err))
 			if errors.Is(err, ErrMessageTooLarge) {
@@ -119,7 +123,7 @@ func (s *WebSocketStream) readLoop(max int) {
 		}
 		line, reply := frameLine(msg)
 		if reply != nil {
-			_ = s.sock.Write(s.ctx, websocket.MessageText, reply)
+			_ = s.sock.Write(context.Background(), websocket.MessageText, reply)
 			continue
 		}
 		if s.in.send(s.ctx, line) != nil {
@@ -163,32 +167,46 @@ func socketEnd(err error) error {
 	}
 }
 
-// readMessage reads the next message: its bytes for a text frame, nil for
-// a binary one; more than max bytes is ErrMessageTooLarge.
-func readMessage(ctx context.Context, sock *websocket.Conn, max int) ([]byte, error) {
-	typ, r, err := sock.Reader(ctx)
+// messageReader reads messages through one reused buffer.
+type messageReader struct {
+	buf []byte
+}
+
+// read reads the next message into a slice of its own with room for a
+// line end: its bytes for a text frame, nil for a binary one; more than
+// max bytes is ErrMessageTooLarge. It reads with no context (which would
+// cost the library a callback per message); closing the socket ends it.
+func (m *messageReader) read(sock *websocket.Conn, limit int) ([]byte, error) {
+	typ, r, err := sock.Reader(context.Background())
 	if err != nil {
 		return nil, err
 	}
-	lr := &io.LimitedReader{R: r, N: int64(max) + 1}
-	if typ != websocket.MessageText {
-		if _, err := io.Copy(io.Discard, lr); err != nil {
-			return nil, err
+	n := 0
+	for {
+		if n == len(m.buf) {
+			m.buf = slices.Grow(m.buf[:n], max(4<<10, n))
+			m.buf = m.buf[:cap(m.buf)]
 		}
-		if lr.N <= 0 {
+		k, err := r.Read(m.buf[n:min(len(m.buf), limit+1)])
+		n += k
+		if n > limit {
+			// The socket is closed for it: nothing more is read.
 			return nil, ErrMessageTooLarge
 		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if typ != websocket.MessageText {
 		return nil, nil
 	}
-	msg, err := readAllLimited(lr, 512)
-	if err != nil {
-		return nil, err
-	}
-	if len(msg) > max {
-		return nil, ErrMessageTooLarge
-	}
-	if msg == nil {
-		msg = []byte{}
+	msg := make([]byte, n, n+1)
+	copy(msg, m.buf[:n])
+	if cap(m.buf) > 1<<20 {
+		m.buf = nil // do not keep a large message's buffer
 	}
 	return msg, nil
 }

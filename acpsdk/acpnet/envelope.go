@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"strconv"
+	"unsafe"
 
 	"github.com/segmentio/encoding/json"
 
@@ -26,8 +27,9 @@ const (
 	shapeOther // JSON, but a string, number, literal
 )
 
-// envelope is the routing view of one message. Byte slices alias the
-// message.
+// envelope is the routing view of one message. Its byte slices and its
+// strings alias the message (the strings too: reading them costs no
+// allocation per message): clone what is kept beyond the message.
 type envelope struct {
 	shape msgShape
 	// jsonrpc2 says "jsonrpc" is the string "2.0".
@@ -158,7 +160,7 @@ func scanEnvelope(msg []byte, validate bool) (envelope, error) {
 			e.hasMethod = true
 			e.method = ""
 			if len(val) > 0 && val[0] == '"' {
-				e.method, _ = unquote(val)
+				e.method, _ = unquoteAlias(val)
 			}
 		case "params":
 			e.sessionID, e.hasSessionID = memberString(val, "sessionId")
@@ -266,13 +268,26 @@ func memberString(obj []byte, key string) (string, bool) {
 		if string(k) == key {
 			s, ok = "", false
 			if len(v) > 0 && v[0] == '"' {
-				if u, err := unquote(v); err == nil {
+				if u, err := unquoteAlias(v); err == nil {
 					s, ok = u, true
 				}
 			}
 		}
 	})
 	return s, ok
+}
+
+// unquoteAlias decodes a JSON string token; without escapes the string
+// shares tok's bytes, so it must not outlive them (strings.Clone it).
+func unquoteAlias(tok []byte) (string, error) {
+	if len(tok) >= 2 && tok[0] == '"' && tok[len(tok)-1] == '"' && bytes.IndexByte(tok, '\\') < 0 {
+		body := tok[1 : len(tok)-1]
+		if len(body) == 0 {
+			return "", nil
+		}
+		return unsafe.String(&body[0], len(body)), nil
+	}
+	return unquote(tok)
 }
 
 // unquote decodes a JSON string token into a string of its own.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -128,9 +129,18 @@ func (c *serverConn) awaitInitialize(ctx context.Context, line []byte) error {
 	}
 }
 
-// write takes what the agent's Conn writes.
+// write takes what the agent's Conn writes: over WebSocket, its messages
+// go out in one write.
 func (c *serverConn) write(p []byte) (int, error) {
-	if err := c.split.split(p, c.route); err != nil {
+	var err error
+	if c.ws != nil && c.answered {
+		err = c.ws.sendBatch(func(send func([]byte) error) error {
+			return c.split.split(p, send)
+		})
+	} else {
+		err = c.split.split(p, c.route)
+	}
+	if err != nil {
 		return 0, err
 	}
 	return len(p), nil
@@ -194,7 +204,7 @@ func (c *serverConn) routeHTTP(line []byte) error {
 			limit = &LimitError{Limit: "MaxIDLength", Value: int64(maxID)}
 		}
 		if key, ok := idKey(env.id); ok {
-			c.responseRoutes[key] = sid
+			c.responseRoutes[key] = strings.Clone(sid)
 		}
 	}
 	var mb *mailbox
@@ -224,6 +234,7 @@ func (c *serverConn) streamFor(sid string) (*mailbox, error) {
 	if max := c.h.opts.MaxUnreadSessionStreams; c.unread >= max {
 		return nil, &LimitError{Limit: "MaxUnreadSessionStreams", Value: int64(max)}
 	}
+	sid = strings.Clone(sid) // it aliased the line
 	mb := newMailbox(sid)
 	c.sessions[sid] = mb
 	c.unread++

@@ -220,7 +220,8 @@ func (c *serverConn) post(w http.ResponseWriter, r *http.Request, body []byte, e
 	if env.isRequest() {
 		if key, ok := idKey(env.id); ok {
 			c.mu.Lock()
-			c.pendingRoutes[key] = route{sid: sid, load: env.method == "session/load"}
+			// A copy: the id aliases the body, which may be large.
+			c.pendingRoutes[key] = route{sid: strings.Clone(sid), load: env.method == "session/load"}
 			c.mu.Unlock()
 		}
 	}
@@ -247,8 +248,9 @@ func (c *serverConn) deliver(w http.ResponseWriter, r *http.Request, body []byte
 	c.mu.Unlock()
 	switch {
 	case err == nil:
-		// At once: the agent may answer on an event stream before this
-		// handler would return.
+		// At once, and whole (no body, so no chunked end to follow): the
+		// agent may answer on an event stream before this handler returns.
+		w.Header().Set("Content-Length", "0")
 		w.WriteHeader(http.StatusAccepted)
 		_ = http.NewResponseController(w).Flush()
 	case r.Context().Err() != nil:

@@ -1,9 +1,11 @@
 package acpnet
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -34,14 +36,15 @@ func (h *Handler) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		protocols = []string{offer}
 	}
 	// Origin was checked by admit, against the allowlist.
-	sock, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: protocols, InsecureSkipVerify: true})
+	hj := &batchingHijacker{ResponseWriter: w}
+	sock, err := websocket.Accept(hj, r, &websocket.AcceptOptions{Subprotocols: protocols, InsecureSkipVerify: true})
 	if err != nil {
 		c.retire()
 		return
 	}
 	sock.SetReadLimit(-1) // messages are bounded by readMessage
 	ctx, cancel := context.WithCancel(context.Background())
-	ws := newWSConn(sock, ctx, cancel, h.opts.MaxOutputStall, func() {
+	ws := newWSConn(sock, hj.conn, ctx, cancel, h.opts.MaxOutputStall, func() {
 		c.closeForLimit(&LimitError{Limit: "MaxOutputStall", Value: int64(h.opts.MaxOutputStall / time.Millisecond)})
 	})
 	c.mu.Lock()
@@ -74,8 +77,9 @@ func firstSubprotocol(r *http.Request) string {
 // ends.
 func (c *serverConn) readSocket(ctx context.Context, peer Peer) {
 	max := c.h.opts.MaxMessageBytes
+	var rd messageReader
 	for {
-		msg, err := readMessage(ctx, c.ws.sock, max)
+		msg, err := rd.read(c.ws.sock, max)
 		if err != nil {
 			if errors.Is(err, ErrMessageTooLarge) {
 				c.closeForLimit(&LimitError{Limit: "MaxMessageBytes", Value: int64(max)})
@@ -223,10 +227,75 @@ type (
 func (e *protocolError) Error() string { return "acpnet: protocol violation: " + e.reason }
 func (e *internalError) Error() string { return "acpnet: internal error: " + e.reason }
 
+// batchingHijacker hands the WebSocket library a connection that can
+// gather writes: the library flushes every message, and the agent's
+// writer hands over its messages in batches, so a batch is sent in one
+// write instead of one system call per message, as the event streams
+// send theirs.
+type batchingHijacker struct {
+	http.ResponseWriter
+	conn *batchConn
+}
+
+// Hijack takes the connection, with a buffered writer over batchConn.
+func (h *batchingHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	nc, brw, err := http.NewResponseController(h.ResponseWriter).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	h.conn = &batchConn{Conn: nc}
+	return h.conn, bufio.NewReadWriter(brw.Reader, bufio.NewWriter(h.conn)), nil
+}
+
+// batchConn writes through, except between begin and end, when it
+// gathers what is written and end sends it at once.
+type batchConn struct {
+	net.Conn
+	mu       sync.Mutex
+	batching bool
+	buf      []byte
+}
+
+func (b *batchConn) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	if b.batching {
+		b.buf = append(b.buf, p...)
+		b.mu.Unlock()
+		return len(p), nil
+	}
+	b.mu.Unlock()
+	return b.Conn.Write(p)
+}
+
+func (b *batchConn) begin() {
+	b.mu.Lock()
+	b.batching = true
+	b.mu.Unlock()
+}
+
+// end sends what was gathered. Writes from elsewhere (a pong, a close)
+// wait meanwhile, so the bytes go out in the order they were written.
+func (b *batchConn) end() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.batching = false
+	if len(b.buf) == 0 {
+		return nil
+	}
+	_, err := b.Conn.Write(b.buf)
+	if cap(b.buf) > 256<<10 {
+		b.buf = nil // do not keep a large batch's buffer
+	} else {
+		b.buf = b.buf[:0]
+	}
+	return err
+}
+
 // wsConn is one WebSocket with the writes bounded in time: a write that
 // waits longer than stall (a peer that reads nothing) closes it.
 type wsConn struct {
 	sock    *websocket.Conn
+	batch   *batchConn
 	ctx     context.Context
 	cancel  context.CancelFunc
 	stall   time.Duration
@@ -237,8 +306,8 @@ type wsConn struct {
 	once    sync.Once
 }
 
-func newWSConn(sock *websocket.Conn, ctx context.Context, cancel context.CancelFunc, stall time.Duration, stalled func()) *wsConn {
-	w := &wsConn{sock: sock, ctx: ctx, cancel: cancel, stall: stall, stalled: stalled, watch: make(chan struct{})}
+func newWSConn(sock *websocket.Conn, batch *batchConn, ctx context.Context, cancel context.CancelFunc, stall time.Duration, stalled func()) *wsConn {
+	w := &wsConn{sock: sock, batch: batch, ctx: ctx, cancel: cancel, stall: stall, stalled: stalled, watch: make(chan struct{})}
 	go w.watchdog()
 	return w
 }
@@ -269,7 +338,22 @@ func (w *wsConn) watchdog() {
 // send writes one message as a text frame.
 func (w *wsConn) send(msg []byte) error {
 	w.writing.Store(time.Now().UnixNano())
-	err := w.sock.Write(w.ctx, websocket.MessageText, msg)
+	// Background: a context that can end costs the library a callback per
+	// message; closing the socket unblocks a write anyway.
+	err := w.sock.Write(context.Background(), websocket.MessageText, msg)
+	w.writing.Store(0)
+	return err
+}
+
+// sendBatch writes the messages each lines calls send for, gathered into
+// one write.
+func (w *wsConn) sendBatch(lines func(send func([]byte) error) error) error {
+	w.batch.begin()
+	err := lines(w.send)
+	w.writing.Store(time.Now().UnixNano())
+	if endErr := w.batch.end(); err == nil {
+		err = endErr
+	}
 	w.writing.Store(0)
 	return err
 }
