@@ -49,9 +49,11 @@ type Peer struct {
 // AgentFunc starts the agent end of one accepted connection: it builds an
 // acpsdk side (or a bare acpsdk.Conn) reading and writing stream, and
 // returns its Conn without waiting for it. It is called once per
-// connection, so each connection gets an agent of its own. The transport
-// owns the Conn from then on: it closes it when the connection ends, and
-// ends the connection when the Conn is closed.
+// connection, so each connection gets an agent of its own. No message
+// reaches the Conn before AgentFunc returns, so it may finish wiring its
+// agent (hand it the side it built) after building the side. The
+// transport owns the Conn from then on: it closes it when the connection
+// ends, and ends the connection when the Conn is closed.
 //
 //	func(stream io.ReadWriteCloser, _ acpnet.Peer) *acpsdk.Conn {
 //		return acpsdk.NewAgentSide(stream, stream, &myAgent{}, nil).Conn()

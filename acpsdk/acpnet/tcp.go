@@ -65,7 +65,9 @@ func (s *TCPServer) Serve(ln net.Listener) error {
 // serve starts one socket's agent and ends the socket with it.
 func (s *TCPServer) serve(nc net.Conn) {
 	peer := Peer{Transport: "tcp", RemoteAddr: nc.RemoteAddr().String()}
-	conn := s.newAgent(nc, peer)
+	gated := &gatedConn{Conn: nc, open: make(chan struct{})}
+	conn := s.newAgent(gated, peer)
+	close(gated.open)
 	if conn == nil {
 		_ = nc.Close()
 		return
@@ -114,4 +116,18 @@ func (s *TCPServer) Close() error {
 	}
 	s.wg.Wait()
 	return err
+}
+
+// gatedConn holds reads back until open is closed: the AgentFunc has
+// returned, so what it wires after building its side is in place before
+// the first message is handled, as over HTTP and WebSocket, where the
+// first message is handed over only then.
+type gatedConn struct {
+	net.Conn
+	open chan struct{}
+}
+
+func (g *gatedConn) Read(b []byte) (int, error) {
+	<-g.open
+	return g.Conn.Read(b)
 }
