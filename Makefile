@@ -99,6 +99,16 @@ fuzz:
 	  done; \
 	done
 
+## hostile: issue #22's hostile-runtime suite at length: HOSTILE_SEEDS
+## seeds of the property test (in memory, and a tenth as child processes),
+## 64 parallel sessions and a soak of 20,000 turns, under -race. make test
+## runs a small version; make fuzz runs FuzzHostileRuntime with the rest.
+HOSTILE_SEEDS ?= 2000
+.PHONY: hostile
+hostile:
+	$(GO) test -race -count=1 -timeout 60m -run '^(TestDI9_EV13_HostileRuntimeSeeds|TestTD1_TU7_ParallelSessionsStopsRaceTurnsAndCancels|TestTU4_SoakOneSessionStaysFlat)$$' ./adapter \
+	  -args -hostile-seeds $(HOSTILE_SEEDS) -hostile-child-seeds $$(($(HOSTILE_SEEDS)/10)) -hostile-sessions 64 -hostile-soak-turns 20000
+
 ## demo: build the commands into bin/ and drive the reference agent (which
 ## acprun carries) through the adapter.
 demo:

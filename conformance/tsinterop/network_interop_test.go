@@ -109,7 +109,7 @@ func wsURL(httpURL string) string { return "ws" + strings.TrimPrefix(httpURL, "h
 func TestTR1to9_StatusTableBothServers(t *testing.T) {
 	servers := map[string]acpnettest.Server{"ts": startTSServer(t), "go": startGoServer(t)}
 	for _, name := range []string{"ts", "go"} {
-		t.Run(name, func(t *testing.T) { acpnettest.Statuses(t, servers[name]) })
+		t.Run(name, func(t *testing.T) { acpnettest.Statuses(t, servers[name], "") })
 	}
 }
 

@@ -43,16 +43,23 @@ const (
 // uuidV4 is the shape of a connection id (TR-2: TS answers UUID v4).
 var uuidV4 = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 
-// Statuses runs the table against s; each row is a subtest named after
+// Statuses runs the table against s, or only the rows of one requirement
+// when only is set ("TR5" runs TR-5's); each row is a subtest named after
 // the requirement it checks.
-func Statuses(t *testing.T, s Server) {
+func Statuses(t *testing.T, s Server, only string) {
+	ran := 0
 	for _, row := range rows {
+		if only != "" && !strings.HasPrefix(row.name, only+"_") {
+			continue
+		}
+		ran++
 		t.Run(row.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
 			defer cancel()
 			row.run(t, &raw{t: t, ctx: ctx, s: s})
 		})
 	}
+	require.Positive(t, ran, "no row checks %s", only)
 }
 
 type row struct {

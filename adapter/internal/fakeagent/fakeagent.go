@@ -87,7 +87,11 @@ type Msg struct {
 // scenario may write from several goroutines.
 type Agent struct {
 	// Args are the command-line arguments after the scenario name.
-	Args   []string
+	Args []string
+	// Exit ends the runtime with a status: Fail and a failed write call
+	// it. Nil means os.Exit; an agent running inside the test process
+	// (over pipes, in place of a child) sets its own.
+	Exit   func(code int)
 	in     *bufio.Reader
 	out    io.Writer
 	mu     sync.Mutex
@@ -104,7 +108,16 @@ func New(r io.Reader, w io.Writer) *Agent {
 // the test sees as an early exit carrying this text.
 func (a *Agent) Fail(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "fakeagent: "+format+"\n", args...)
-	os.Exit(3)
+	a.exit(3)
+}
+
+// exit ends the runtime through Exit, or os.Exit without one.
+func (a *Agent) exit(code int) {
+	if a.Exit != nil {
+		a.Exit(code)
+		return
+	}
+	os.Exit(code)
 }
 
 // Read returns the next message; io.EOF when the client closed stdin.
@@ -179,13 +192,15 @@ func (a *Agent) Request(method string, params any) int {
 // WriteLine writes raw followed by a newline, for garbage and hand-built lines.
 func (a *Agent) WriteLine(raw string) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	if a.held != nil {
 		a.held.WriteString(raw + "\n")
+		a.mu.Unlock()
 		return
 	}
-	if _, err := io.WriteString(a.out, raw+"\n"); err != nil {
-		os.Exit(4)
+	_, err := io.WriteString(a.out, raw+"\n")
+	a.mu.Unlock()
+	if err != nil {
+		a.exit(4)
 	}
 }
 
@@ -202,14 +217,16 @@ func (a *Agent) Hold() {
 // does nothing.
 func (a *Agent) Release() {
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	b := a.held
 	a.held = nil
 	if b == nil || b.Len() == 0 {
+		a.mu.Unlock()
 		return
 	}
-	if _, err := a.out.Write(b.Bytes()); err != nil {
-		os.Exit(4)
+	_, err := a.out.Write(b.Bytes())
+	a.mu.Unlock()
+	if err != nil {
+		a.exit(4)
 	}
 }
 
