@@ -60,6 +60,10 @@ type Options struct {
 	DescendantFor     time.Duration
 	DescendantPIDFile string
 
+	// Network: serve on Listen (host:port) over Transport instead of
+	// stdio (see Listen).
+	Listen, Transport string
+
 	// args are the command-line arguments ParseFlags read.
 	args []string
 	// beDescendant is the hidden mode the descendant itself runs in.
@@ -126,6 +130,8 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.StringVar(&o.Descendant, "descendant", "", "at start, fork a descendant holding stdout: \"group\" (same process group) or \"detached\" (its own group)")
 	fs.DurationVar(&o.DescendantFor, "descendant-for", o.DescendantFor, "how long the descendant lives")
 	fs.StringVar(&o.DescendantPIDFile, "descendant-pidfile", "", "write the descendant's pid to this file")
+	fs.StringVar(&o.Listen, "listen", "", "serve over the network on this host:port (127.0.0.1:0 picks a free port) instead of stdio")
+	fs.StringVar(&o.Transport, "transport", TransportHTTP, "with --listen: http (Streamable HTTP and WebSocket on /acp), ws (the same, printed as ws://) or tcp")
 	fs.DurationVar(&o.beDescendant, "be-descendant", 0, "internal: run as the stdout-holding descendant for this long")
 	if err := fs.Parse(args); err != nil {
 		return o, fmt.Errorf("%w: %w", ErrUsage, err)
@@ -137,6 +143,11 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	case "", "group", "detached":
 	default:
 		return o, fmt.Errorf("%w: --descendant must be group or detached, not %q", ErrUsage, o.Descendant)
+	}
+	switch o.Transport {
+	case TransportHTTP, TransportWS, TransportTCP:
+	default:
+		return o, fmt.Errorf("%w: --transport must be http, ws or tcp, not %q", ErrUsage, o.Transport)
 	}
 	if _, err := ParseWords(o.Words); err != nil {
 		return o, fmt.Errorf("%w: --words: %w", ErrUsage, err)
