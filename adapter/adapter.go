@@ -12,6 +12,7 @@ package adapter
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"sync"
 	"time"
@@ -38,6 +39,8 @@ type Adapter struct {
 	tap func(WireEvent)
 	// sources are the measurement sources offered every launch (§7).
 	sources *measure.Registry
+	// dialed says launcher connects to a served runtime (WithDialer).
+	dialed bool
 
 	// created remembers the sessions this process created, for SR-9.
 	mu      sync.Mutex
@@ -58,7 +61,24 @@ type options struct {
 	handshakeFloor time.Duration
 	tap            func(WireEvent)
 	sources        *measure.Registry
+	dialer         Dialer
 }
+
+// Dialer connects to a runtime served over the network (see WithDialer).
+type Dialer func(ctx context.Context) (io.ReadWriteCloser, error)
+
+// WithDialer makes every session start connect with dial to a runtime
+// served over the network (acpkit.dev/acpsdk/acpnet.Dial: Streamable
+// HTTP, WebSocket or TCP), instead of launching agent.command. It is an
+// [acpkit] extension, off unless asked for: the spec knows only processes.
+// The workspace is still checked (LT-1, LT-2) and sent as the session's
+// cwd; the command is neither resolved nor run (LT-3); there is no
+// process, so the session's AgentPID is "" (SP-9), there is no stderr, no
+// MCP server (MCP-2, as over SSH) and no token measurement; a dial failure
+// is port_exit "failed to connect to the served runtime"; closing stdin or
+// any signal of the teardown closes the connection, and the connection's
+// end is the runtime's exit.
+func WithDialer(dial Dialer) Option { return func(o *options) { o.dialer = dial } }
 
 // WithLogger sends the adapter's records to l; every record carries
 // component=clientprotocol-adapter. Without it the adapter logs nothing.
@@ -95,6 +115,9 @@ func New(extension map[string]any, opts ...Option) (*Adapter, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
+	if o.dialer != nil {
+		o.launcher = launch.Dialed{Dial: o.dialer}
+	}
 	return &Adapter{
 		log:            componentLogger(o.log),
 		launcher:       o.launcher,
@@ -105,6 +128,7 @@ func New(extension map[string]any, opts ...Option) (*Adapter, error) {
 		handshakeFloor: o.handshakeFloor,
 		tap:            o.tap,
 		sources:        o.sources,
+		dialed:         o.dialer != nil,
 		created:        make(map[creationKey]time.Time),
 	}, nil
 }

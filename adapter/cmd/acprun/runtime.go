@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 
+	"acpkit.dev/acpsdk/acpnet"
 	"acpkit.dev/adapter"
 	"acpkit.dev/adapter/cmd/acprun/internal/cli"
 )
@@ -14,9 +16,16 @@ type adapterRuntime struct{ a *adapter.Adapter }
 
 // newRuntime builds the adapter with no extension block (acprun declares
 // MCP servers through --mcp-config, which arrives per session, CFG-7) and
-// acprun's wire tap.
-func newRuntime(logger *slog.Logger, tap func(adapter.WireEvent)) (cli.Runtime, error) {
-	a, err := adapter.New(nil, adapter.WithLogger(logger), adapter.WithWireTap(tap))
+// acprun's wire tap; with url, sessions connect to the runtime served
+// there instead of launching one ([acpkit] adapter.WithDialer).
+func newRuntime(logger *slog.Logger, tap func(adapter.WireEvent), url string) (cli.Runtime, error) {
+	opts := []adapter.Option{adapter.WithLogger(logger), adapter.WithWireTap(tap)}
+	if url != "" {
+		opts = append(opts, adapter.WithDialer(func(ctx context.Context) (io.ReadWriteCloser, error) {
+			return acpnet.Dial(ctx, url, nil)
+		}))
+	}
+	a, err := adapter.New(nil, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -180,7 +180,7 @@ func (h *harness) env(args ...string) Env {
 		Signals: h.signals,
 		Getwd:   func() (string, error) { return "/work/here", nil },
 		Now:     func() time.Time { return epoch },
-		NewRuntime: func(log *slog.Logger, tap func(adapter.WireEvent)) (Runtime, error) {
+		NewRuntime: func(log *slog.Logger, tap func(adapter.WireEvent), _ string) (Runtime, error) {
 			if h.rt == nil {
 				return nil, errors.New("no runtime")
 			}

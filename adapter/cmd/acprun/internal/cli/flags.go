@@ -27,6 +27,9 @@ type Config struct {
 	ResumePolicy string
 	// MCPConfig is the absolute path of an MCP server file, or "".
 	MCPConfig string
+	// URL, when set, is a runtime served over the network that the
+	// session connects to instead of launching one (adapter.WithDialer).
+	URL string
 	// SSHHost, when set, runs the runtime on that host over ssh (§21);
 	// SSHStrictHostKeyChecking and SSHPassEnv go with it.
 	SSHHost                  string
@@ -118,6 +121,7 @@ func parseFlags(args []string, in flagInput) (Config, error) {
 	fs.StringVar(&c.Resume, "resume", "", "continue the saved session with this `ID`")
 	fs.StringVar(&c.ResumePolicy, "resume-policy", resumePrefer, "when --resume cannot continue the saved session: \"prefer\" starts a new one, \"required\" exits 3 (exit_reason resume_not_continued)")
 	fs.StringVar(&c.MCPConfig, "mcp-config", "", "declare the MCP servers of this JSON `PATH` to the runtime")
+	fs.StringVar(&c.URL, "url", "", "drive the runtime served at this http://, https://, ws://, wss:// or tcp:// `URL` instead of launching one")
 	fs.StringVar(&c.SSHHost, "ssh-host", "", "run the runtime on this `HOST` over ssh; the workspace path must exist there too")
 	fs.StringVar(&c.SSHStrictHostKeyChecking, "ssh-strict-host-key-checking", "", "ssh's host key `POLICY` with --ssh-host: accept-new (default), yes or no")
 	fs.Func("ssh-pass-env", "carry the environment variable `NAME` to the remote runtime (repeatable)", func(name string) error {
@@ -272,6 +276,8 @@ func (c *Config) check() error {
 		return &UsageError{Reason: fmt.Sprintf("--ssh-strict-host-key-checking %q: want accept-new, yes or no", c.SSHStrictHostKeyChecking)}
 	}
 	switch {
+	case c.URL != "" && (c.CommandGiven || c.SSHHost != "" || c.Demo):
+		return &UsageError{Reason: "--url drives a runtime served elsewhere: it takes no --command, --ssh-host or --demo"}
 	case c.SSHHost == "" && (c.SSHStrictHostKeyChecking != "" || len(c.SSHPassEnv) > 0):
 		return &UsageError{Reason: "--ssh-strict-host-key-checking and --ssh-pass-env apply to a remote run: add --ssh-host"}
 	case c.Demo && (c.CommandGiven || len(c.Prompts) > 0 || c.VerifyCredential || c.Resume != ""):

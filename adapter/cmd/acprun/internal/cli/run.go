@@ -41,8 +41,9 @@ type Env struct {
 	// Now reads the clock for durations.
 	Now func() time.Time
 	// NewRuntime builds the adapter binding, its logs going to logger and
-	// its sessions' traffic to tap (adapter.WithWireTap).
-	NewRuntime func(logger *slog.Logger, tap func(adapter.WireEvent)) (Runtime, error)
+	// its sessions' traffic to tap (adapter.WithWireTap); with url, its
+	// sessions connect to the runtime served there (adapter.WithDialer).
+	NewRuntime func(logger *slog.Logger, tap func(adapter.WireEvent), url string) (Runtime, error)
 	// ReferenceAgent returns the path of a binary that runs the reference
 	// agent as `PATH refagent` — acprun's own executable; it is called only
 	// when --command is absent.
@@ -161,7 +162,9 @@ func (r *run) session() runReport {
 	}
 
 	command := r.cfg.Command
-	if !r.cfg.CommandGiven {
+	if r.cfg.URL != "" {
+		command = r.cfg.URL // nothing runs: it names the runtime in the records
+	} else if !r.cfg.CommandGiven {
 		path, err := r.env.ReferenceAgent(r.hardCtx)
 		if err != nil {
 			err = &adapter.Error{Kind: adapter.KindAgentNotFound, Message: "the reference agent is unavailable", Err: err}
@@ -186,7 +189,7 @@ func (r *run) session() runReport {
 		r.rec.Start(transcript.Header{Recorder: versionLine(), Command: command, Cwd: r.cfg.Cwd}, r.env.Now())
 	}
 	logger := slog.New(newTailHandler(slog.NewTextHandler(r.logTo, &slog.HandlerOptions{Level: r.cfg.LogLevel}), &r.tail, r.cont.logged))
-	rt, err := r.env.NewRuntime(logger, r.onWire)
+	rt, err := r.env.NewRuntime(logger, r.onWire, r.cfg.URL)
 	if err != nil {
 		r.view.startupFailed(err)
 		return fail(err, ExitStartFailed, reasonStartFailed)
@@ -213,6 +216,9 @@ func (r *run) session() runReport {
 		where = r.cfg.SSHHost + ":" + where // the runtime runs over there
 	}
 	r.view.startBegin(command, where)
+	if r.cfg.URL != "" {
+		r.view.served(r.cfg.URL)
+	}
 	// The runtime stays bound to the start's context for the whole session
 	// (SP-3): ending it signals the process group. So it ends only when the
 	// start is interrupted, on a hard teardown, or after StopSession.
