@@ -1,7 +1,6 @@
 package adapter
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"log/slog"
@@ -15,27 +14,15 @@ import (
 
 	"acpkit.dev/acpsdk/acpnet"
 	referenceagent "acpkit.dev/conformance/refagent"
+	"acpkit.dev/internal/acpnettest"
 )
 
 // serveReference serves the reference agent over transport until the test
 // ends and returns the URL to dial.
 func serveReference(t *testing.T, transport string) string {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	out, w := io.Pipe()
-	served := make(chan error, 1)
-	go func() {
-		served <- referenceagent.Listen(ctx, referenceagent.DefaultOptions(), "127.0.0.1:0", transport, w, slog.New(slog.DiscardHandler))
-		w.Close()
-	}()
-	t.Cleanup(func() {
-		cancel()
-		require.NoError(t, <-served)
+	return acpnettest.Serve(t, func(ctx context.Context, w io.Writer) error {
+		return referenceagent.Listen(ctx, referenceagent.DefaultOptions(), "127.0.0.1:0", transport, w, slog.New(slog.DiscardHandler))
 	})
-	line, err := bufio.NewReader(out).ReadString('\n')
-	require.NoError(t, err)
-	go func() { _, _ = io.Copy(io.Discard, out) }()
-	return strings.TrimPrefix(strings.TrimSpace(line), "listening on ")
 }
 
 // TestLT3_SP9_MCP2_WithDialerDrivesAServedRuntime: with WithDialer a

@@ -32,6 +32,16 @@ var smallBounds = acpnet.ServerOptions{MaxBufferedBytes: 64 << 10, MaxOutputStal
 // bound may be passed by one message, never more.
 const chunkLimit = 512
 
+// rawWithSession opens a connection with plain requests, its connection
+// stream and one session.
+func rawWithSession(t *testing.T, h *acpnet.Handler, url string) (r *rawHTTP, conn *rawEvents, sid string, c *acpnet.TestConn) {
+	t.Helper()
+	r = rawConnect(t, url)
+	conn = r.stream("")
+	sid = r.newSession(conn)
+	return r, conn, sid, h.Conn(r.id)
+}
+
 // waitGone waits for a connection to be retired.
 func waitGone(t *testing.T, c *acpnet.TestConn) {
 	t.Helper()
@@ -44,10 +54,7 @@ func waitGone(t *testing.T, c *acpnet.TestConn) {
 
 func TestTR18_AbsentReaderBoundsOutputThenCloses(t *testing.T) {
 	h, url := serve(t, newTestAgent, &smallBounds)
-	r := rawConnect(t, url)
-	conn := r.stream("")
-	sid := r.newSession(conn)
-	c := h.Conn(r.id)
+	r, conn, sid, c := rawWithSession(t, h, url)
 	// A turn of 100,000 updates for a session whose stream nobody opens.
 	require.Equal(t, 202, r.post(prompt(3, sid, "notify 100000"), acpnet.HeaderSessionID, sid))
 	waitGone(t, c)
@@ -61,10 +68,7 @@ func TestTR18_AbsentReaderBoundsOutputThenCloses(t *testing.T) {
 
 func TestTR18_StalledReaderBoundsOutputThenCloses(t *testing.T) {
 	h, url := serve(t, newTestAgent, &smallBounds)
-	r := rawConnect(t, url)
-	conn := r.stream("")
-	sid := r.newSession(conn)
-	c := h.Conn(r.id)
+	r, conn, sid, c := rawWithSession(t, h, url)
 	session := r.stream(sid) // opened, never read: the socket fills, then the queue
 	require.Equal(t, 202, r.post(prompt(3, sid, "notify 100000"), acpnet.HeaderSessionID, sid))
 	waitGone(t, c)
@@ -152,10 +156,7 @@ func fanAgent(stream io.ReadWriteCloser, _ acpnet.Peer) *acpsdk.Conn {
 func TestTR18_TenThousandSessionStreams(t *testing.T) {
 	t.Run("unread, from the agent: closed at MaxUnreadSessionStreams", func(t *testing.T) {
 		h, url := serve(t, fanAgent, nil)
-		r := rawConnect(t, url)
-		conn := r.stream("")
-		sid := r.newSession(conn)
-		c := h.Conn(r.id)
+		r, _, sid, c := rawWithSession(t, h, url)
 		require.Equal(t, 202, r.post(prompt(3, sid, "fanout 10000"), acpnet.HeaderSessionID, sid))
 		waitGone(t, c)
 		st := c.Stats()

@@ -268,6 +268,17 @@ func (h *Handler) Close() error {
 	return nil
 }
 
+// newConnection makes a connection counted against MaxConnections, or
+// answers 503 (TR-18).
+func (h *Handler) newConnection(w http.ResponseWriter) *serverConn {
+	c := newServerConn(h)
+	if !h.reserve(c) {
+		textError(w, "Too many connections", http.StatusServiceUnavailable)
+		return nil
+	}
+	return c
+}
+
 // reserve counts a new connection against MaxConnections.
 func (h *Handler) reserve(c *serverConn) bool {
 	h.mu.Lock()

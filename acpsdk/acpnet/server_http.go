@@ -62,16 +62,23 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		h.initialize(w, r, body, &env)
 		return
 	}
+	if c := h.connectionOf(w, connID); c != nil {
+		c.post(w, r, body, &env)
+	}
+}
+
+// connectionOf finds the connection a request names, or answers for it:
+// 400 when it names none, 404 when it is unknown (TR-3, TR-5, TR-8).
+func (h *Handler) connectionOf(w http.ResponseWriter, connID string) *serverConn {
 	if connID == "" {
 		textError(w, "Missing Acp-Connection-Id", http.StatusBadRequest)
-		return
+		return nil
 	}
 	c := h.lookup(connID)
 	if c == nil {
 		textError(w, "Unknown Acp-Connection-Id", http.StatusNotFound)
-		return
 	}
-	c.post(w, r, body, &env)
+	return c
 }
 
 // isJSONMedia: application/json, in any case, parameters allowed (TR-1).
@@ -133,9 +140,8 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, body []byte
 		textError(w, "Initialize request must include an ID", http.StatusBadRequest)
 		return
 	}
-	c := newServerConn(h)
-	if !h.reserve(c) {
-		textError(w, "Too many connections", http.StatusServiceUnavailable)
+	c := h.newConnection(w)
+	if c == nil {
 		return
 	}
 	c.initID = append([]byte(nil), env.id...)
@@ -267,14 +273,8 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		textError(w, "Not Acceptable", http.StatusNotAcceptable)
 		return
 	}
-	connID := r.Header.Get(HeaderConnectionID)
-	if connID == "" {
-		textError(w, "Missing Acp-Connection-Id", http.StatusBadRequest)
-		return
-	}
-	c := h.lookup(connID)
+	c := h.connectionOf(w, r.Header.Get(HeaderConnectionID))
 	if c == nil {
-		textError(w, "Unknown Acp-Connection-Id", http.StatusNotFound)
 		return
 	}
 	mb, code, msg := c.acquire(r.Header.Get(HeaderSessionID))
@@ -373,14 +373,8 @@ func writeEvent(w io.Writer, line []byte) error {
 
 // serveDelete ends a connection and its sessions (TR-8).
 func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request) {
-	connID := r.Header.Get(HeaderConnectionID)
-	if connID == "" {
-		textError(w, "Missing Acp-Connection-Id", http.StatusBadRequest)
-		return
-	}
-	c := h.lookup(connID)
+	c := h.connectionOf(w, r.Header.Get(HeaderConnectionID))
 	if c == nil {
-		textError(w, "Unknown Acp-Connection-Id", http.StatusNotFound)
 		return
 	}
 	c.shutdown(errDeleted)

@@ -24,9 +24,8 @@ func (h *Handler) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		textError(w, "WebSocket upgrade is not implemented", http.StatusUpgradeRequired)
 		return
 	}
-	c := newServerConn(h)
-	if !h.reserve(c) {
-		textError(w, "Too many connections", http.StatusServiceUnavailable)
+	c := h.newConnection(w)
+	if c == nil {
 		return
 	}
 	w.Header().Set(HeaderConnectionID, c.id)

@@ -1,7 +1,6 @@
 package check_test
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"log/slog"
@@ -13,27 +12,15 @@ import (
 
 	"acpkit.dev/conformance/check"
 	reference "acpkit.dev/conformance/refagent"
+	"acpkit.dev/internal/acpnettest"
 )
 
 // listen serves the reference agent over transport, as `refagent --listen
 // 127.0.0.1:0 --transport T` does, until the test ends, and returns its URL.
 func listen(t *testing.T, transport string, opts reference.Options) string {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	out, w := io.Pipe()
-	served := make(chan error, 1)
-	go func() {
-		served <- reference.Listen(ctx, opts, "127.0.0.1:0", transport, w, slog.New(slog.DiscardHandler))
-		w.Close()
-	}()
-	t.Cleanup(func() {
-		cancel()
-		require.NoError(t, <-served)
+	return acpnettest.Serve(t, func(ctx context.Context, w io.Writer) error {
+		return reference.Listen(ctx, opts, "127.0.0.1:0", transport, w, slog.New(slog.DiscardHandler))
 	})
-	line, err := bufio.NewReader(out).ReadString('\n')
-	require.NoError(t, err)
-	go func() { _, _ = io.Copy(io.Discard, out) }()
-	return strings.TrimPrefix(strings.TrimSpace(line), "listening on ")
 }
 
 // TestTR2_TR13_TR16_GradesTheServedReferenceAgent grades the reference

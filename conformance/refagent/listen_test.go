@@ -1,7 +1,6 @@
 package refagent
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"log/slog"
@@ -15,6 +14,7 @@ import (
 	"acpkit.dev/acpsdk"
 	"acpkit.dev/acpsdk/acpnet"
 	"acpkit.dev/acpsdk/gen"
+	"acpkit.dev/internal/acpnettest"
 )
 
 // textClient collects the text of the agent's message chunks.
@@ -42,16 +42,9 @@ func TestTR2_TR13_TR16_ListenServesTheReferenceAgent(t *testing.T) {
 		t.Run(transport, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 			defer cancel()
-			out, w := io.Pipe()
-			listening := make(chan error, 1)
-			go func() {
-				listening <- Listen(ctx, DefaultOptions(), "127.0.0.1:0", transport, w, slog.New(slog.DiscardHandler))
-				w.Close()
-			}()
-			line, err := bufio.NewReader(out).ReadString('\n')
-			require.NoError(t, err)
-			url, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
-			require.True(t, ok, "first line %q", line)
+			url := acpnettest.Serve(t, func(ctx context.Context, w io.Writer) error {
+				return Listen(ctx, DefaultOptions(), "127.0.0.1:0", transport, w, slog.New(slog.DiscardHandler))
+			})
 			assert.True(t, strings.HasPrefix(url, transport+"://127.0.0.1:"), url)
 
 			turn := func(prompt string) (*acpsdk.ClientSide, string, error) {
@@ -79,9 +72,6 @@ func TestTR2_TR13_TR16_ListenServesTheReferenceAgent(t *testing.T) {
 			side, _, err = turn("still here")
 			require.NoError(t, err, "the server goes on")
 			require.NoError(t, side.Close())
-
-			cancel()
-			require.NoError(t, <-listening)
 		})
 	}
 }

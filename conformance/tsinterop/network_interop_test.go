@@ -145,25 +145,12 @@ func TestTR2_GoClientTSServer(t *testing.T) {
 			res, err := side.Agent().Prompt(ctx, &gen.PromptRequest{SessionID: sess.SessionID, Prompt: textPrompt(goPromptPlain)})
 			require.NoError(t, err)
 			assert.Equal(t, gen.StopReasonEndTurn, res.StopReason)
-			assert.Equal(t, []string{
-				`agent_message_chunk "turn 1: "`,
-				`agent_message_chunk "` + goPromptPlain + `"`,
-				`agent_message_chunk " [done]"`,
-				"tool_call call-1 pending",
-				"tool_call_update call-1 completed",
-			}, client.take(), "every update, in order, before the answer (SDK-7)")
+			assert.Equal(t, plainTurn(1, goPromptPlain), client.take(), "every update, in order, before the answer (SDK-7)")
 
 			res, err = side.Agent().Prompt(ctx, &gen.PromptRequest{SessionID: sess.SessionID, Prompt: textPrompt(goPromptPermission)})
 			require.NoError(t, err)
 			assert.Equal(t, gen.StopReasonEndTurn, res.StopReason)
-			assert.Equal(t, []string{
-				`agent_message_chunk "turn 2: "`,
-				`agent_message_chunk "` + goPromptPermission + `"`,
-				`agent_message_chunk " [done]"`,
-				"tool_call call-2 pending",
-				`agent_message_chunk "permission: reject-once"`,
-				"tool_call_update call-2 failed",
-			}, client.take())
+			assert.Equal(t, rejectedTurn(2, goPromptPermission), client.take())
 			client.mu.Lock()
 			assert.Len(t, client.perms, 1)
 			client.mu.Unlock()

@@ -132,6 +132,21 @@ func serveNet(b *testing.B) (url string, stop func()) {
 
 func wsOf(url string) string { return "ws" + strings.TrimPrefix(url, "http") }
 
+// openNet serves netAgent and connects a client over transport ("http"
+// or "ws"); stop closes both.
+func openNet(b *testing.B, transport string) (c *netClient, stop func()) {
+	b.Helper()
+	url, stopServer := serveNet(b)
+	if transport == "ws" {
+		url = wsOf(url)
+	}
+	c = dialNet(b, url)
+	return c, func() {
+		closeOrFail(b, c.side)
+		stopServer()
+	}
+}
+
 // BenchmarkNetRoundTrip measures one request and its answer (a
 // session/set_mode) over Streamable HTTP and over WebSocket: acpnet, the
 // bare echo of the same line with the same library, and the TypeScript
@@ -139,13 +154,8 @@ func wsOf(url string) string { return "ws" + strings.TrimPrefix(url, "http") }
 func BenchmarkNetRoundTrip(b *testing.B) {
 	for _, transport := range []string{"http", "ws"} {
 		b.Run(transport+"/acpnet", func(b *testing.B) {
-			url, stop := serveNet(b)
+			c, stop := openNet(b, transport)
 			defer stop()
-			if transport == "ws" {
-				url = wsOf(url)
-			}
-			c := dialNet(b, url)
-			defer closeOrFail(b, c.side)
 			ctx := context.Background()
 			req := &gen.SetSessionModeRequest{SessionID: c.sid, ModeID: "code"}
 			b.ReportAllocs()
@@ -186,13 +196,8 @@ func BenchmarkNetRoundTrip(b *testing.B) {
 func BenchmarkNetNotifications(b *testing.B) {
 	for _, transport := range []string{"http", "ws"} {
 		b.Run(transport+"/acpnet", func(b *testing.B) {
-			url, stop := serveNet(b)
+			c, stop := openNet(b, transport)
 			defer stop()
-			if transport == "ws" {
-				url = wsOf(url)
-			}
-			c := dialNet(b, url)
-			defer closeOrFail(b, c.side)
 			ctx := context.Background()
 			req := &gen.PromptRequest{SessionID: c.sid, Prompt: []gen.ContentBlock{}}
 			b.ReportAllocs()

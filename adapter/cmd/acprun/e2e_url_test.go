@@ -3,37 +3,16 @@
 package main
 
 import (
-	"bufio"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"acpkit.dev/adapter/cmd/acprun/internal/clitest"
+	"acpkit.dev/internal/acpnettest"
 )
-
-// serveRefagent runs `acprun refagent --listen 127.0.0.1:0 --transport T`
-// and returns the URL it prints; the server is stopped at the end.
-func serveRefagent(t *testing.T, transport string) string {
-	t.Helper()
-	cmd := exec.Command(filepath.Join(bin, "acprun"), "refagent", "--listen", "127.0.0.1:0", "--transport", transport)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		_ = cmd.Wait()
-	})
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	require.NoError(t, err)
-	url, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
-	require.True(t, ok, "first line %q", line)
-	return url
-}
 
 // TestE2E_LT3_SP9_URLDrivesAServedRuntime: acprun --url runs a session
 // through the adapter against the reference agent served over each
@@ -42,7 +21,7 @@ func serveRefagent(t *testing.T, transport string) string {
 func TestE2E_LT3_SP9_URLDrivesAServedRuntime(t *testing.T) {
 	for _, transport := range []string{"http", "ws", "tcp"} {
 		t.Run(transport, func(t *testing.T) {
-			url := serveRefagent(t, transport)
+			url := acpnettest.Run(t, exec.Command(filepath.Join(bin, "acprun"), "refagent", "--listen", "127.0.0.1:0", "--transport", transport))
 			r := acprun(t, "--json", "--url", url, "text")
 			require.Equal(t, 0, r.status, r.stderr)
 			lines := clitest.JSONLines(t, r.stdout)

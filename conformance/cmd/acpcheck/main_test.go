@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"os"
@@ -16,6 +15,7 @@ import (
 
 	"acpkit.dev/conformance/check"
 	"acpkit.dev/conformance/internal/testbin"
+	"acpkit.dev/internal/acpnettest"
 )
 
 var refagent string
@@ -163,7 +163,7 @@ func TestAcpcheck_Version(t *testing.T) {
 // reference agent served over WebSocket: it grades every check that needs
 // no process and says why it skips the others.
 func TestTR13_GradesAnAgentServedAtAURL(t *testing.T) {
-	p := startListening(t, "--listen", "127.0.0.1:0", "--transport", "ws", "--load-session", "--resume", "--close", "--delete")
+	p := acpnettest.Run(t, exec.Command(refagent, "--listen", "127.0.0.1:0", "--transport", "ws", "--load-session", "--resume", "--close", "--delete"))
 	code, out, _ := acpcheck(t, "--url", p)
 	assert.Equal(t, 0, code, out)
 	assert.Contains(t, out, "19 checks: 17 pass, 0 fail")
@@ -172,23 +172,4 @@ func TestTR13_GradesAnAgentServedAtAURL(t *testing.T) {
 	code, _, stderr := acpcheck(t, "--url", p, "--command", refagent)
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "not both")
-}
-
-// startListening runs the refagent binary with args and returns the URL
-// its first line names; the process is stopped at the end of the test.
-func startListening(t *testing.T, args ...string) string {
-	t.Helper()
-	cmd := exec.Command(refagent, args...)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		_ = cmd.Wait()
-	})
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	require.NoError(t, err)
-	url, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
-	require.True(t, ok, "first line %q", line)
-	return url
 }
