@@ -11,6 +11,7 @@ require (
 )
 
 require (
+	github.com/coder/websocket v1.8.15 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )
