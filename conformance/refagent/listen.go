@@ -98,6 +98,10 @@ func serveHTTP(ln net.Listener, newAgent acpnet.AgentFunc, log *slog.Logger) (se
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			_ = srv.Shutdown(ctx)
+			// Shutdown leaves a connection that has not sent a request
+			// yet for seconds (a client's dial its request no longer
+			// needed): close what is left.
+			_ = srv.Close()
 		}
 }
 
