@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"acpkit.dev/adapter/internal/contain"
 	"acpkit.dev/adapter/internal/launch"
 	"acpkit.dev/adapter/internal/measure"
 )
@@ -41,6 +42,8 @@ type Adapter struct {
 	sources *measure.Registry
 	// dialed says launcher connects to a served runtime (WithDialer).
 	dialed bool
+	// contain is what every local launch asks of containment (TD-15).
+	contain contain.Config
 
 	// created remembers the sessions this process created, for SR-9.
 	mu      sync.Mutex
@@ -62,6 +65,7 @@ type options struct {
 	tap            func(WireEvent)
 	sources        *measure.Registry
 	dialer         Dialer
+	contain        contain.Config
 }
 
 // Dialer connects to a runtime served over the network (see WithDialer).
@@ -115,6 +119,9 @@ func New(extension map[string]any, opts ...Option) (*Adapter, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
+	if err := checkContainment(o.contain.Mode); err != nil {
+		return nil, err
+	}
 	if o.dialer != nil {
 		o.launcher = launch.Dialed{Dial: o.dialer}
 	}
@@ -129,6 +136,7 @@ func New(extension map[string]any, opts ...Option) (*Adapter, error) {
 		tap:            o.tap,
 		sources:        o.sources,
 		dialed:         o.dialer != nil,
+		contain:        o.contain,
 		created:        make(map[creationKey]time.Time),
 	}, nil
 }

@@ -15,11 +15,12 @@ import (
 type adapterRuntime struct{ a *adapter.Adapter }
 
 // newRuntime builds the adapter with no extension block (acprun declares
-// MCP servers through --mcp-config, which arrives per session, CFG-7) and
-// acprun's wire tap; with url, sessions connect to the runtime served
-// there instead of launching one ([acpkit] adapter.WithDialer).
-func newRuntime(logger *slog.Logger, tap func(adapter.WireEvent), url string) (cli.Runtime, error) {
-	opts := []adapter.Option{adapter.WithLogger(logger), adapter.WithWireTap(tap)}
+// MCP servers through --mcp-config, which arrives per session, CFG-7),
+// acprun's wire tap and --containment; with url, sessions connect to the
+// runtime served there instead of launching one ([acpkit]
+// adapter.WithDialer).
+func newRuntime(logger *slog.Logger, tap func(adapter.WireEvent), contain adapter.Containment, url string) (cli.Runtime, error) {
+	opts := []adapter.Option{adapter.WithLogger(logger), adapter.WithWireTap(tap), adapter.WithContainment(contain)}
 	if url != "" {
 		opts = append(opts, adapter.WithDialer(func(ctx context.Context) (io.ReadWriteCloser, error) {
 			return acpnet.Dial(ctx, url, nil)

@@ -40,10 +40,12 @@ type Env struct {
 	Getwd func() (string, error)
 	// Now reads the clock for durations.
 	Now func() time.Time
-	// NewRuntime builds the adapter binding, its logs going to logger and
-	// its sessions' traffic to tap (adapter.WithWireTap); with url, its
-	// sessions connect to the runtime served there (adapter.WithDialer).
-	NewRuntime func(logger *slog.Logger, tap func(adapter.WireEvent), url string) (Runtime, error)
+	// NewRuntime builds the adapter binding, its logs going to logger,
+	// its sessions' traffic to tap (adapter.WithWireTap) and its
+	// runtimes' descendants contained as contain asks (TD-15); with url,
+	// its sessions connect to the runtime served there instead
+	// (adapter.WithDialer).
+	NewRuntime func(logger *slog.Logger, tap func(adapter.WireEvent), contain adapter.Containment, url string) (Runtime, error)
 	// ReferenceAgent returns the path of a binary that runs the reference
 	// agent as `PATH refagent` — acprun's own executable; it is called only
 	// when --command is absent.
@@ -189,7 +191,7 @@ func (r *run) session() runReport {
 		r.rec.Start(transcript.Header{Recorder: versionLine(), Command: command, Cwd: r.cfg.Cwd}, r.env.Now())
 	}
 	logger := slog.New(newTailHandler(slog.NewTextHandler(r.logTo, &slog.HandlerOptions{Level: r.cfg.LogLevel}), &r.tail, r.cont.logged))
-	rt, err := r.env.NewRuntime(logger, r.onWire, r.cfg.URL)
+	rt, err := r.env.NewRuntime(logger, r.onWire, r.cfg.Containment, r.cfg.URL)
 	if err != nil {
 		r.view.startupFailed(err)
 		return fail(err, ExitStartFailed, reasonStartFailed)
