@@ -36,7 +36,10 @@ type drainState struct {
 // lowerBound reads MS-5's presence signal from a prompt result:
 // max(input,0) + max(output,0) of _meta.quota.token_count; present is
 // false when the block is absent (or not an object, or a count is not a
-// number). The per-model breakdown is not read.
+// number). The per-model breakdown is not read. Gemini CLI spells the
+// counters input_tokens and output_tokens, as MS-5 does; claude-agent-acp
+// and codex-acp write the same block with inputTokens and outputTokens
+// (measured, MS-16), so either is read.
 func lowerBound(raw []byte) (bound int64, present bool) {
 	tc := raw
 	for _, name := range []string{"_meta", "quota", "token_count"} {
@@ -48,23 +51,27 @@ func lowerBound(raw []byte) (bound int64, present bool) {
 	if len(tc) == 0 || tc[0] != '{' {
 		return 0, false
 	}
-	input, inOK := tokenCount(tc, "input_tokens")
-	output, outOK := tokenCount(tc, "output_tokens")
+	input, inOK := tokenCount(tc, "input_tokens", "inputTokens")
+	output, outOK := tokenCount(tc, "output_tokens", "outputTokens")
 	if !inOK || !outOK {
 		return 0, false
 	}
 	return int64(max(input, 0)) + int64(max(output, 0)), true
 }
 
-// tokenCount reads the number member name of obj: 0 when absent, false when
-// it is not a number.
-func tokenCount(obj []byte, name string) (float64, bool) {
-	raw, ok := normalize.Member(obj, name)
-	if !ok {
-		return 0, true
+// tokenCount reads the number member of obj named snake, else the one
+// named camel: 0 when neither is there (or null), false when the one read
+// is not a number.
+func tokenCount(obj []byte, snake, camel string) (float64, bool) {
+	for _, name := range []string{snake, camel} {
+		raw, ok := normalize.Member(obj, name)
+		if !ok || string(raw) == "null" {
+			continue
+		}
+		var n float64
+		return n, json.Unmarshal(raw, &n) == nil
 	}
-	var n float64
-	return n, json.Unmarshal(raw, &n) == nil
+	return 0, true
 }
 
 // consultSource is the third check (MS-6, MS-11): when the turn is to be

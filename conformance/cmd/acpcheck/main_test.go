@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 
 	"acpkit.dev/conformance/check"
 	"acpkit.dev/conformance/internal/testbin"
+	"acpkit.dev/internal/acpnettest"
 )
 
 var refagent string
@@ -155,4 +157,41 @@ func TestAcpcheck_Version(t *testing.T) {
 	code, out, _ := acpcheck(t, "--version")
 	assert.Equal(t, 0, code)
 	assert.Regexp(t, `^acpcheck \S+ \(go`, out)
+}
+
+func TestAcpcheck_HelpExitsZeroOnStdout(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"--help"}, &out, &errb, false)
+	assert.Equal(t, 0, code)
+	assert.Contains(t, out.String(), "usage: acpcheck")
+	assert.Contains(t, out.String(), "--transcripts DIR")
+	assert.Empty(t, errb.String())
+}
+
+func TestAcpcheck_AMistypedFlagGetsADidYouMean(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"--comand", "x"}, &out, &errb, false)
+	assert.Equal(t, 2, code)
+	assert.Empty(t, out.String())
+	assert.Contains(t, errb.String(), "acpcheck: unknown flag --comand (did you mean --command?)\n")
+	assert.Contains(t, errb.String(), "Run 'acpcheck --help' for the flags.\n")
+
+	code = run(context.Background(), []string{"--timeout", "soon", "--command", "x"}, &out, &errb, false)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errb.String(), `"soon" is not a duration: use a unit, e.g. 5s`)
+}
+
+// TestTR13_GradesAnAgentServedAtAURL runs acpcheck --url against the
+// reference agent served over WebSocket: it grades every check that needs
+// no process and says why it skips the others.
+func TestTR13_GradesAnAgentServedAtAURL(t *testing.T) {
+	p := acpnettest.Run(t, exec.Command(refagent, "--listen", "127.0.0.1:0", "--transport", "ws", "--load-session", "--resume", "--close", "--delete"))
+	code, out, _ := acpcheck(t, "--url", p)
+	assert.Equal(t, 0, code, out)
+	assert.Contains(t, out, "19 checks: 17 pass, 0 fail")
+	assert.Contains(t, out, "needs the agent's process")
+
+	code, _, stderr := acpcheck(t, "--url", p, "--command", refagent)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "not both")
 }
