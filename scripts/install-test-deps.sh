@@ -13,3 +13,17 @@ for dir in $(find . -name package-lock.json -not -path '*/node_modules/*' -print
     (cd "$dir" && npm ci --no-audit --no-fund --silent)
   fi
 done
+# Copilot CLI unpacks its package (235 MB) into COPILOT_CACHE_HOME on its
+# first start; the tests share one cache inside its node_modules (gone with
+# it on a reinstall). Fill it here, under the lock the tests take
+# (internal/realruntime/copilot.go), so no test pays for it.
+copilot="$PWD/conformance/runtimes/copilot/node_modules"
+if [ -x "$copilot/.bin/copilot" ] && [ ! -e "$copilot/.cache/copilot/.acpkit-warm" ]; then
+  mkdir -p "$copilot/.cache/copilot"
+  home=$(mktemp -d)
+  flock "$copilot/.cache/copilot/.acpkit-lock" sh -c '
+    [ -e "$1/.acpkit-warm" ] && exit 0
+    HOME="$2" COPILOT_CACHE_HOME="$1" "$3" --version >/dev/null && touch "$1/.acpkit-warm"' \
+    sh "$copilot/.cache/copilot" "$home" "$copilot/.bin/copilot"
+  rm -rf "$home"
+fi
