@@ -136,7 +136,9 @@ func TestChat_Unstreamed(t *testing.T) {
 
 // A scripted status is answered in each API's own error shape.
 func TestScriptedStatusInEachAPIsShape(t *testing.T) {
-	s := Start(t, func(Request) Reply { return Reply{Status: http.StatusUnauthorized, Error: "Incorrect API key provided"} })
+	s := Start(t, func(Request) Reply {
+		return Reply{Status: http.StatusUnauthorized, Error: "Incorrect API key provided"}
+	})
 	for _, tc := range []struct{ path, body, want string }{
 		{"/v1/chat/completions", `{"model":"m","stream":true}`, `{"error":{"code":"invalid_api_key","message":"Incorrect API key provided","param":null,"type":"invalid_request_error"}}`},
 		{"/v1/responses", `{"model":"m","stream":true}`, `{"error":{"code":"invalid_api_key","message":"Incorrect API key provided","param":null,"type":"invalid_request_error"}}`},
