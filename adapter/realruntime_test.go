@@ -35,7 +35,7 @@ import (
 func realParams(h *harness, command string) StartParams {
 	return StartParams{
 		WorkspacePath: h.dir,
-		Agent:         AgentConfig{Kind: KindName, Command: command, ReadTimeoutMS: 120000, StopGraceMS: 3000},
+		Agent:         AgentConfig{Kind: KindName, Command: command, ReadTimeoutMS: 300000, StopGraceMS: 3000},
 	}
 }
 
