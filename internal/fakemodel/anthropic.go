@@ -45,11 +45,7 @@ func serveAnthropic(s *Server, w http.ResponseWriter, r *http.Request, rec Reque
 		Model  string `json:"model"`
 		Stream bool   `json:"stream"`
 	}
-	if err := json.Unmarshal(rec.Body, &req); err != nil {
-		answerError(w, http.StatusBadRequest, anthropicError(http.StatusBadRequest, "body is not JSON"))
-		return
-	}
-	rep, ok := s.scripted(w, rec, anthropicError)
+	rep, ok := s.scripted(w, rec, anthropicError, &req)
 	if !ok {
 		return
 	}

@@ -343,9 +343,14 @@ func (s *Server) reply(rec Request) Reply {
 	return s.script(rec)
 }
 
-// scripted runs the script for a model request; a scripted error status
-// is answered here with errorBody's document, and ok is false.
-func (s *Server) scripted(w http.ResponseWriter, rec Request, errorBody func(int, string) any) (rep Reply, ok bool) {
+// scripted decodes the request's body into req and runs the script for
+// it. A body that is not JSON, or a scripted error status, is answered
+// here with errorBody's document, and ok is false.
+func (s *Server) scripted(w http.ResponseWriter, rec Request, errorBody func(int, string) any, req any) (rep Reply, ok bool) {
+	if err := json.Unmarshal(rec.Body, req); err != nil {
+		answerError(w, http.StatusBadRequest, errorBody(http.StatusBadRequest, "body is not JSON"))
+		return rep, false
+	}
 	rep = s.reply(rec)
 	if rep.Status != 0 {
 		answerError(w, rep.Status, errorBody(rep.Status, rep.errorMessage()))

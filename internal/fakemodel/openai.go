@@ -32,11 +32,7 @@ func serveOpenAI(s *Server, w http.ResponseWriter, r *http.Request, rec Request)
 	var req struct {
 		Model string `json:"model"`
 	}
-	if err := json.Unmarshal(rec.Body, &req); err != nil {
-		answerError(w, http.StatusBadRequest, openaiError(http.StatusBadRequest, "body is not JSON"))
-		return
-	}
-	rep, ok := s.scripted(w, rec, openaiError)
+	rep, ok := s.scripted(w, rec, openaiError, &req)
 	if !ok {
 		return
 	}
