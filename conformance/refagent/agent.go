@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -41,6 +42,7 @@ type Agent struct {
 	stopTurns context.CancelFunc // cancels ctx
 
 	mu       sync.Mutex
+	authed   bool             // authenticate succeeded (--require-auth)
 	turns    map[string]*turn // running turn per session id
 	inflight int              // handlers running
 	idle     chan struct{}    // closed when inflight drops to 0, if drain waits
@@ -97,6 +99,7 @@ var (
 	_ gen.ResumeSessionHandler = (*typedAgent)(nil)
 	_ gen.CloseSessionHandler  = (*typedAgent)(nil)
 	_ gen.DeleteSessionHandler = (*typedAgent)(nil)
+	_ gen.AuthenticateHandler  = (*typedAgent)(nil)
 )
 
 // turn is a running prompt turn.
@@ -168,7 +171,11 @@ func (ta *typedAgent) Initialize(_ context.Context, p *gen.InitializeRequest) (*
 	if a.opts.Delete {
 		caps.SessionCapabilities.Delete = &gen.SessionDeleteCapabilities{}
 	}
-	r := &gen.InitializeResponse{ProtocolVersion: version, AgentCapabilities: caps, AuthMethods: []gen.AuthMethod{}}
+	methods := []gen.AuthMethod{}
+	for _, id := range a.opts.AuthMethods {
+		methods = append(methods, &gen.AuthMethodAgent{ID: gen.AuthMethodID(id), Name: "Reference agent method " + id})
+	}
+	r := &gen.InitializeResponse{ProtocolVersion: version, AgentCapabilities: caps, AuthMethods: methods}
 	if !a.opts.NoAgentInfo {
 		r.AgentInfo = &gen.Implementation{Name: a.opts.AgentName, Version: a.opts.AgentVersion}
 	}
@@ -203,6 +210,15 @@ func failure(code int) *acpsdk.Error {
 	}
 }
 
+// withData puts a cause in e's data when asked ("error-data"), as Qwen Code
+// does: {"details":"401 …"} beside a generic message.
+func withData(e *acpsdk.Error, asked bool) *acpsdk.Error {
+	if asked {
+		e.Data = json.RawMessage(fmt.Sprintf(`{"details":"%d Incorrect API key provided"}`, e.Code))
+	}
+	return e
+}
+
 // Cancel ends the session's running turn, if any.
 func (ta *typedAgent) Cancel(_ context.Context, p *gen.CancelNotification) error {
 	a := (*Agent)(ta)
@@ -217,9 +233,40 @@ func (ta *typedAgent) Cancel(_ context.Context, p *gen.CancelNotification) error
 	return nil
 }
 
+// Authenticate accepts an advertised method (or fails as
+// --fail-authenticate asks); an id it did not advertise is -32602.
+func (ta *typedAgent) Authenticate(_ context.Context, p *gen.AuthenticateRequest) (*gen.AuthenticateResponse, error) {
+	a := (*Agent)(ta)
+	if !slices.Contains(a.opts.AuthMethods, string(p.MethodID)) {
+		return nil, errorf(acpsdk.CodeInvalidParams, "unknown auth method: %s", p.MethodID)
+	}
+	if a.opts.FailAuthenticate != 0 {
+		return nil, failure(a.opts.FailAuthenticate)
+	}
+	a.mu.Lock()
+	a.authed = true
+	a.mu.Unlock()
+	a.log.Info("authenticated", "method", p.MethodID)
+	return &gen.AuthenticateResponse{}, nil
+}
+
+// needsAuth is --require-auth's refusal of a session call made before
+// authenticate succeeded, in Cline's words.
+func (a *Agent) needsAuth() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.opts.RequireAuth && !a.authed {
+		return errorf(acpsdk.CodeAuthRequired, "authentication required: call authenticate before starting a session")
+	}
+	return nil
+}
+
 // NewSession creates "sess-N", with --chatty notifications around it.
 func (ta *typedAgent) NewSession(ctx context.Context, p *gen.NewSessionRequest) (*gen.NewSessionResponse, error) {
 	a := (*Agent)(ta)
+	if err := a.needsAuth(); err != nil {
+		return nil, err
+	}
 	if a.opts.FailNewSession != 0 {
 		return nil, failure(a.opts.FailNewSession)
 	}
@@ -250,6 +297,9 @@ func (ta *typedAgent) LoadSession(ctx context.Context, p *gen.LoadSessionRequest
 	if !a.opts.LoadSession {
 		return nil, a.notImplemented(gen.MethodSessionLoad)
 	}
+	if err := a.needsAuth(); err != nil {
+		return nil, err
+	}
 	if err := a.continueSession(ctx, gen.MethodSessionLoad, string(p.SessionID), !a.opts.LoadReplayAfterResponse, a.opts.LoadReplayAfterResponse); err != nil {
 		return nil, err
 	}
@@ -261,6 +311,9 @@ func (ta *typedAgent) ResumeSession(ctx context.Context, p *gen.ResumeSessionReq
 	a := (*Agent)(ta)
 	if !a.opts.Resume {
 		return nil, a.notImplemented(gen.MethodSessionResume)
+	}
+	if err := a.needsAuth(); err != nil {
+		return nil, err
 	}
 	if err := a.continueSession(ctx, gen.MethodSessionResume, string(p.SessionID), a.opts.ResumeReplays, false); err != nil {
 		return nil, err

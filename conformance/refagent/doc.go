@@ -18,8 +18,8 @@
 // # Default behaviour
 //
 // initialize answers the requested version (1), with agentInfo
-// {name: "acpkit-refagent", version: "1.0.0"}, no auth methods and no
-// optional capability. session/new returns ids "sess-1", "sess-2", … (the
+// {name: "acpkit-refagent", version: "1.0.0"}, no auth methods (unless
+// --auth-methods) and no optional capability. session/new returns ids "sess-1", "sess-2", … (the
 // first unused, also counting --state-dir). A prompt with no content word
 // streams two agent messages in several agent_message_chunk updates, each
 // message with its own messageId ("<sid>-t<turn>-m1": "Hello", ", ",
@@ -66,6 +66,14 @@
 //	                      a message chunk reports the outcome
 //	permission-allow-only the same, offering only allow_once "allow" and
 //	                      allow_always "allow-always"
+//	permission=KIND       the permission word for a tool call of kind KIND
+//	                      ("Use a KIND tool"), e.g. permission=read
+//	write                 tool call "write-1" (edit) "Write
+//	                      refagent-note.txt", asking permission as the
+//	                      permission word does; only when an allow option
+//	                      is selected does it write the file
+//	                      refagent-note.txt in the session's directory, so
+//	                      a refusal's side effect is visibly absent
 //	elicit                elicitation/create (form mode); a chunk reports the
 //	                      answer or error
 //	call-unknown          call the client method "refagent/unknown_method";
@@ -90,6 +98,9 @@
 //	error=CODE            answer the prompt with JSON-RPC error CODE
 //	                      (-32000 "authentication required", 400–599
 //	                      "model backend unavailable")
+//	error-data            with error=CODE or --prompt-error, the error's
+//	                      data carries the cause, as Qwen Code's does:
+//	                      {"details":"CODE Incorrect API key provided"}
 //
 // A session/cancel during a turn without "slow" ends it with the cancel
 // stop reason as well.
@@ -104,6 +115,14 @@
 //	--echo-protocol-version             answer initialize with whatever
 //	                                    version was requested, even 65535
 //	--fail-initialize CODE              answer initialize with error CODE
+//	--auth-methods IDS                  advertise these agent auth methods
+//	                                    (comma-separated ids); authenticate
+//	                                    accepts them and answers any other
+//	                                    id -32602
+//	--require-auth                      answer session/new, load and
+//	                                    resume -32000 until authenticate
+//	                                    succeeded
+//	--fail-authenticate CODE            answer authenticate with error CODE
 //	--malformed-capabilities            advertise "loadSession": "yes" and
 //	                                    "sessionCapabilities": {"resume": true}
 //
@@ -146,6 +165,10 @@
 //	--cancel-after-refusal      end a turn whose permission request was
 //	                            answered with a reject option with stop
 //	                            reason cancelled, as codex-acp 2.6.0 does
+//	--stop-at-refusal           end a turn with end_turn right at a
+//	                            permission request answered with a reject
+//	                            option, sending nothing more, as Copilot
+//	                            CLI, OpenCode and Qwen Code do
 //	--late-updates              send the last text chunk of each turn after
 //	                            the prompt response
 //	--prompt-error CODE         answer every prompt with error CODE

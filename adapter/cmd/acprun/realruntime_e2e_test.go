@@ -70,8 +70,8 @@ func ofType(lines []map[string]any, typ string) []map[string]any {
 	return out
 }
 
-// messages are the message members of lines.
-func messages(lines []map[string]any) []string {
+// messagesOf are the message members of lines.
+func messagesOf(lines []map[string]any) []string {
 	var out []string
 	for _, l := range lines {
 		out = append(out, fmt.Sprint(l["message"]))
@@ -127,7 +127,7 @@ func TestE2E_EV3_TU4_PM1_SR5_TU7_RealRuntime_Conversation(t *testing.T) {
 
 		base.Run(t, realruntime.ScenarioStreamedText, func(t *testing.T, c *realruntime.Check) {
 			turn := turnOf(all, 0)
-			assert.Contains(c, messages(turn), realruntime.StreamedText, ended)
+			assert.Contains(c, messagesOf(turn), realruntime.StreamedText, ended)
 			assert.Len(c, ofType(turn, "turn_completed"), 1)
 			assert.Greater(c, countEmpty(turn), 1, "EV-3: one empty notification per streamed chunk")
 			assert.True(c, fake.ModelRequestContains(realruntime.PromptRemember))
@@ -142,7 +142,7 @@ func TestE2E_EV3_TU4_PM1_SR5_TU7_RealRuntime_Conversation(t *testing.T) {
 		})
 		base.Run(t, realruntime.ScenarioRefusedPermission, func(t *testing.T, c *realruntime.Check) {
 			turn := turnOf(all, 2)
-			assert.Contains(c, messages(turn), refusedText, "PM-1; %s", ended)
+			assert.Contains(c, messagesOf(turn), refusedText, "PM-1; %s", ended)
 			assert.NoFileExists(c, realruntime.WritePath(work), "the refused write never ran")
 			if rt.AfterRefusal == realruntime.Cancels {
 				assert.Equal(c, 6, first.status, ended)

@@ -25,7 +25,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -36,6 +35,7 @@ import (
 	"time"
 
 	"acpkit.dev/conformance/check"
+	"acpkit.dev/internal/cmdline"
 )
 
 func main() {
@@ -51,10 +51,18 @@ func isTerminal(f *os.File) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
+// synopsis heads acpcheck's --help.
+const synopsis = `usage: acpcheck --command "AGENT COMMAND" [flags]
+       acpcheck --list | --version
+
+Launches the agent once per check and grades how far it conforms to the
+Agent Client Protocol. Exit status: 0 every mandatory and advertised check
+passed, 1 one failed (or the baseline is stale), 2 bad arguments or an
+agent that cannot be launched.`
+
 // run is acpcheck; live draws the progress line on stderr.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, live bool) int {
-	fs := flag.NewFlagSet("acpcheck", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cmdline.New("acpcheck", synopsis)
 	command := fs.String("command", "", "the agent command line, e.g. \"gemini --acp\" (required)")
 	cwd := fs.String("cwd", ".", "working directory for the agent and its sessions")
 	asJSON := fs.Bool("json", false, "print one JSON report instead of a table")
@@ -62,15 +70,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, live bool
 	exitBound := fs.Duration("exit-bound", 5*time.Second, "bound on each wait for the process to exit")
 	baseline := fs.String("baseline", "", "file of known failures for this peer (\"CHECK-ID note\" per line)")
 	only := fs.String("only", "", "comma-separated check IDs to run (default: all)")
-	verbose := fs.Bool("v", false, "log each check as it finishes to stderr")
+	verbose := fs.BoolP("verbose", "v", false, "log each check as it finishes to stderr")
 	list := fs.Bool("list", false, "list the checks (ID, tier, requirement) and exit")
 	transcripts := fs.String("transcripts", "", "write every check's wire transcript to `DIR`/<check ID>.txt")
 	version := fs.Bool("version", false, "print acpcheck's version and exit")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	switch err := fs.Parse(args); {
+	case errors.Is(err, cmdline.ErrHelp):
+		fs.Help(stdout)
+		return 0
+	case err != nil:
+		return fs.Fail(stderr, err)
 	}
 	if *version {
-		fmt.Fprintln(stdout, versionLine())
+		fmt.Fprintln(stdout, cmdline.Version("acpcheck"))
 		return 0
 	}
 	if *list {

@@ -156,3 +156,25 @@ func TestAcpcheck_Version(t *testing.T) {
 	assert.Equal(t, 0, code)
 	assert.Regexp(t, `^acpcheck \S+ \(go`, out)
 }
+
+func TestAcpcheck_HelpExitsZeroOnStdout(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"--help"}, &out, &errb, false)
+	assert.Equal(t, 0, code)
+	assert.Contains(t, out.String(), "usage: acpcheck")
+	assert.Contains(t, out.String(), "--transcripts DIR")
+	assert.Empty(t, errb.String())
+}
+
+func TestAcpcheck_AMistypedFlagGetsADidYouMean(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"--comand", "x"}, &out, &errb, false)
+	assert.Equal(t, 2, code)
+	assert.Empty(t, out.String())
+	assert.Contains(t, errb.String(), "acpcheck: unknown flag --comand (did you mean --command?)\n")
+	assert.Contains(t, errb.String(), "Run 'acpcheck --help' for the flags.\n")
+
+	code = run(context.Background(), []string{"--timeout", "soon", "--command", "x"}, &out, &errb, false)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errb.String(), `"soon" is not a duration: use a unit, e.g. 5s`)
+}

@@ -5,8 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
 	"sync"
 	"time"
 
@@ -93,14 +91,4 @@ func writeTranscripts(dir string, rs []check.Result) error {
 		}
 	}
 	return nil
-}
-
-// versionLine names this build: the module version `go install
-// …@vX.Y.Z` stamps ("(devel)" from a work tree) and the Go toolchain.
-func versionLine() string {
-	version := "(devel)"
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
-		version = info.Main.Version
-	}
-	return fmt.Sprintf("acpcheck %s (%s %s/%s)", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
