@@ -115,15 +115,18 @@ func TestEV3_TU4_PM1_SR5_TU7_RealRuntime_Conversation(t *testing.T) {
 			assert.Contains(c, ev.texts(), refusedText, "PM-1")
 			assert.NoFileExists(c, realruntime.WritePath(h.dir), "the refused write never ran")
 			calls, told := toolRequestsFor(fake, realruntime.PromptWrite)
+			assert.Equal(c, 1, res.PermissionsRefused, "DI-11: the one refused request is counted")
 			switch rt.AfterRefusal {
 			case realruntime.CarriesOn:
 				assert.NoError(c, err)
 				assert.Equal(c, EventTurnCompleted, res.Outcome)
 				assert.True(c, told, "the runtime told the model the tool was refused")
-			case realruntime.StopsAtRefusal:
+				assert.True(c, res.UpdatedAfterRefusal, "DI-11: the runtime carried on after the refusal")
+			case realruntime.StopsAtRefusal, realruntime.StopsSaying:
 				assert.NoError(c, err)
 				assert.Equal(c, EventTurnCompleted, res.Outcome, "DI-2: end_turn")
 				assert.Equal(c, 1, calls, "no model call after the refusal")
+				assert.Equal(c, rt.AfterRefusal == realruntime.StopsSaying, res.UpdatedAfterRefusal, "DI-11: %s", rt.AfterRefusal)
 			case realruntime.Cancels:
 				assert.Equal(c, KindTurnInputRequired, KindOf(err))
 				assert.Equal(c, EventTurnInputRequired, res.Outcome)
@@ -206,6 +209,14 @@ func TestSR7_DI6_RealRuntime_UnknownResumeThenKilledMidCommand(t *testing.T) {
 			pid, err := strconv.Atoi(s.AgentPID)
 			if !assert.NoError(c, err) {
 				return
+			}
+			// Runtimes start their commands in a session of their own:
+			// then the group kill misses the command, and only containment
+			// (on by default) ends it.
+			outside := rt.OutsideGroup(pid)
+			t.Logf("outside the runtime's process group while the command ran: %q", outside)
+			if rt.CommandOutsideGroup {
+				assert.NotEmpty(c, outside, "the command ran outside the runtime's process group")
 			}
 			assert.NoError(c, syscall.Kill(pid, syscall.SIGKILL))
 			e := <-ended

@@ -36,8 +36,14 @@ const (
 	// goes on to end_turn (claude-agent-acp, Cline).
 	CarriesOn Refusal = "carries on"
 	// StopsAtRefusal: it answers end_turn right after the refusal, with
-	// no further model call (Copilot CLI, OpenCode, Qwen Code).
+	// no further model call, having sent only the refused tool call's
+	// failure and the session's state (OpenCode, Qwen Code), so DI-11's
+	// facts say it stopped there.
 	StopsAtRefusal Refusal = "stops at the refusal"
+	// StopsSaying: like StopsAtRefusal, no further model call, but first
+	// a message of its own, "Info: Operation cancelled by user", which
+	// DI-11 cannot tell from a model's answer (Copilot CLI).
+	StopsSaying Refusal = "stops at the refusal, saying so"
 	// Cancels: it answers stopReason cancelled, which DI-10 reports as
 	// input required (codex-acp).
 	Cancels Refusal = "cancels the turn"
@@ -59,6 +65,10 @@ type Spec struct {
 	API string
 	// AfterRefusal is what it does once a permission was refused.
 	AfterRefusal Refusal
+	// CommandOutsideGroup is true for runtimes that start a shell command
+	// in a session of its own (setsid), out of the process group the
+	// adapter's teardown signals: only containment ends it (issue #24).
+	CommandOutsideGroup bool
 	// ExitsOnStdinEOF is false for runtimes that keep running when their
 	// stdin closes (SIGTERM ends them).
 	ExitsOnStdinEOF bool
@@ -78,7 +88,7 @@ type Spec struct {
 // Specs is every pinned runtime, in the order the suite runs them.
 var Specs = []Spec{
 	{
-		Kind: ClaudeAgentACP, Package: "@agentclientprotocol/claude-agent-acp", Bin: "claude-agent-acp",
+		Kind: ClaudeAgentACP, CommandOutsideGroup: true, Package: "@agentclientprotocol/claude-agent-acp", Bin: "claude-agent-acp",
 		API: "anthropic", AfterRefusal: CarriesOn, ExitsOnStdinEOF: true,
 		write: func(path string) *fakemodel.ToolCall {
 			return call("toolu_write_1", "Write", map[string]any{"file_path": path, "content": "made by the model\n"})
@@ -115,10 +125,10 @@ var Specs = []Spec{
 		setup: setupGemini,
 	},
 	{
-		Kind: Copilot, Package: "@github/copilot", Bin: "copilot",
+		Kind: Copilot, CommandOutsideGroup: true, Package: "@github/copilot", Bin: "copilot",
 		// --allow-tool lets cat run unasked; every other tool asks.
 		Args: []string{"--acp", "--no-auto-update", "--allow-tool=shell(cat:*)"},
-		API:  "chat", AfterRefusal: StopsAtRefusal,
+		API:  "chat", AfterRefusal: StopsSaying,
 		write: func(path string) *fakemodel.ToolCall {
 			return call("call_create_1", "create", map[string]any{"path": path, "file_text": "made by the model\n"})
 		},
@@ -128,7 +138,7 @@ var Specs = []Spec{
 		setup: setupCopilot,
 	},
 	{
-		Kind: OpenCode, Package: "opencode-ai", Bin: "opencode", Args: []string{"acp"},
+		Kind: OpenCode, CommandOutsideGroup: true, Package: "opencode-ai", Bin: "opencode", Args: []string{"acp"},
 		API: "chat", AfterRefusal: StopsAtRefusal,
 		write: func(path string) *fakemodel.ToolCall {
 			return call("call_write_1", "write", map[string]any{"filePath": path, "content": "made by the model\n"})
@@ -139,7 +149,7 @@ var Specs = []Spec{
 		setup: setupOpenCode,
 	},
 	{
-		Kind: QwenCode, Package: "@qwen-code/qwen-code", Bin: "qwen",
+		Kind: QwenCode, CommandOutsideGroup: true, Package: "@qwen-code/qwen-code", Bin: "qwen",
 		// Its ACP default, auto, lets a model classifier decide.
 		Args: []string{"--acp", "--approval-mode", "default"},
 		API:  "chat", AfterRefusal: StopsAtRefusal,
@@ -152,7 +162,7 @@ var Specs = []Spec{
 		setup: setupQwen,
 	},
 	{
-		Kind: Cline, Package: "cline", Bin: "cline", Args: []string{"--acp"},
+		Kind: Cline, CommandOutsideGroup: true, Package: "cline", Bin: "cline", Args: []string{"--acp"},
 		API: "chat", AfterRefusal: CarriesOn, ExitsOnStdinEOF: true,
 		write: func(path string) *fakemodel.ToolCall {
 			return call("call_patch_1", "apply_patch", map[string]any{

@@ -55,3 +55,17 @@ func (r Runtime) killSurvivors() {
 		_ = unix.Close(fd)
 	}
 }
+
+// OutsideGroup describes the live processes of the runtime's tree that
+// run outside the process group pgid (the runtime's own, which the
+// adapter's group kill reaches): a shell command the runtime started in a
+// session of its own, which only containment ends (issue #24).
+func (r Runtime) OutsideGroup(pgid int) []string {
+	var out []string
+	for _, pid := range r.Survivors() {
+		if g, err := unix.Getpgid(pid); err == nil && g != pgid {
+			out = append(out, describe(pid))
+		}
+	}
+	return out
+}

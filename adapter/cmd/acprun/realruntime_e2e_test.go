@@ -144,6 +144,8 @@ func TestE2E_EV3_TU4_PM1_SR5_TU7_RealRuntime_Conversation(t *testing.T) {
 			turn := turnOf(all, 2)
 			assert.Contains(c, messagesOf(turn), refusedText, "PM-1; %s", ended)
 			assert.NoFileExists(c, realruntime.WritePath(work), "the refused write never ran")
+			assert.EqualValues(c, 1, res["permissions_refused"], "DI-11")
+			assert.Equal(c, rt.AfterRefusal == realruntime.StopsAtRefusal, res["stopped_at_refusal"], "DI-11: %s", rt.AfterRefusal)
 			if rt.AfterRefusal == realruntime.Cancels {
 				assert.Equal(c, 6, first.status, ended)
 				assert.Equal(c, "input_required", res["exit_reason"])
@@ -247,6 +249,11 @@ func TestE2E_SR7_DI6_RealRuntime_UnknownResumeThenKilledMidCommand(t *testing.T)
 			if !assert.Positive(c, pid, "the runtime's pid") {
 				return
 			}
+			outside := rt.OutsideGroup(pid)
+			t.Logf("outside the runtime's process group while the command ran: %q", outside)
+			if rt.CommandOutsideGroup {
+				assert.NotEmpty(c, outside, "the command ran outside the runtime's process group, which only containment ends")
+			}
 			assert.NoError(c, syscall.Kill(pid, syscall.SIGKILL))
 			assert.Equal(c, 4, run.wait(t), "%s", run.stderr.bytes())
 			res := last(t, run.stdout.bytes())
@@ -258,4 +265,31 @@ func TestE2E_SR7_DI6_RealRuntime_UnknownResumeThenKilledMidCommand(t *testing.T)
 		})
 		realruntime.AssertOffline(t, fake)
 	})
+}
+
+// TestE2E_PM4_DI11_RealRuntime_QwenQuirkShownOnce: Qwen Code calls
+// craft/drainMidTurnQueue, a method of its own without the "_" prefix ACP
+// gives extensions, after each tool batch; the adapter answers it -32601
+// (PM-4), and acprun's text view shows it once, as the runtime's quirk,
+// over two turns that each refuse a write; each turn says in words that
+// the runtime stopped at the refusal (DI-11).
+func TestE2E_PM4_DI11_RealRuntime_QwenQuirkShownOnce(t *testing.T) {
+	work := t.TempDir()
+	rt, fake := realruntime.StartSuite(t, realruntime.QwenCode, work)
+	wire := filepath.Join(t.TempDir(), "wire.ndjson")
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	r := acprun(t, "--read-timeout", "300s", "--cwd", work, "--command", rt.Tapped(exe, wire),
+		realruntime.PromptWrite, realruntime.PromptWrite)
+	require.Equal(t, 0, r.status, "%s\n%s", r.stdout, r.stderr)
+	out := string(r.stdout)
+	tapped, err := os.ReadFile(wire)
+	require.NoError(t, err)
+	assert.Equal(t, 2, strings.Count(string(tapped), `"code":-32601`), "one -32601 per turn went to the runtime (PM-4)")
+	assert.Equal(t, 1, strings.Count(out, "craft/drainMidTurnQueue"), out)
+	assert.Contains(t, out, "  quirk     the runtime called craft/drainMidTurnQueue, its own method without the \"_\" prefix ACP gives extensions")
+	assert.NotContains(t, out, "malformed")
+	assert.Equal(t, 2, strings.Count(out, "  note      the runtime stopped at a refused permission; nothing ran after it\n"), out)
+	assert.NoFileExists(t, realruntime.WritePath(work))
+	realruntime.AssertOffline(t, fake)
 }
