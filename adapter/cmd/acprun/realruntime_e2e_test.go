@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"acpkit.dev/adapter/cmd/acprun/internal/clitest"
+	"acpkit.dev/internal/fakemodel"
 	"acpkit.dev/internal/realruntime"
 )
 
@@ -292,4 +294,43 @@ func TestE2E_PM4_DI11_RealRuntime_QwenQuirkShownOnce(t *testing.T) {
 	assert.Equal(t, 2, strings.Count(out, "  note      the runtime stopped at a refused permission; nothing ran after it\n"), out)
 	assert.NoFileExists(t, realruntime.WritePath(work))
 	realruntime.AssertOffline(t, fake)
+}
+
+// TestE2E_DI11_RealRuntime_RejectedKeyGivesItsHint: the model API answers
+// 401 at the session's first model call, with OpenAI's words for a bad
+// key or with words that name the status. Qwen Code fails the prompt
+// -32603 "Internal error" with the provider's status and words only in
+// the error's data, which reach acprun's output (DI-11); Cline fails it
+// -32603 with the provider's words, or -32000 "Authentication required"
+// when they name the status. Each gets the one rejected-key hint.
+func TestE2E_DI11_RealRuntime_RejectedKeyGivesItsHint(t *testing.T) {
+	for _, tc := range []struct {
+		kind     realruntime.Kind
+		provider string // the 401's message
+		message  string // acprun's message for the failed turn
+		output   []string
+	}{
+		{realruntime.QwenCode, "Incorrect API key provided", "session/prompt error -32603: Internal error", []string{"401 Incorrect API key provided"}},
+		{realruntime.Cline, "Incorrect API key provided", "session/prompt error -32603: Internal error: Incorrect API key provided", nil},
+		{realruntime.Cline, "401 Unauthorized", "session/prompt error -32000: Authentication required: 401 Unauthorized", nil},
+	} {
+		t.Run(string(tc.kind)+"/"+tc.provider, func(t *testing.T) {
+			t.Parallel()
+			fake := fakemodel.Start(t, func(fakemodel.Request) fakemodel.Reply {
+				return fakemodel.Reply{Status: http.StatusUnauthorized, Error: tc.provider}
+			}, fakemodel.Options{Lifetime: 20 * time.Minute})
+			rt := realruntime.Start(t, tc.kind, fake)
+			work := t.TempDir()
+			r := acprun(t, realArgs(work, "--command", rt.Command(), realruntime.PromptRemember)...)
+			assert.Equal(t, 4, r.status, "%s\n%s", r.stdout, r.stderr)
+			res := last(t, r.stdout)
+			assert.Equal(t, "turn_failed", res["exit_reason"])
+			assert.Equal(t, tc.message, res["message"])
+			for _, want := range tc.output {
+				assert.Contains(t, res["detail"], want, "the error's data reaches the output")
+			}
+			assert.Contains(t, r.stderr, "acprun: hint: the session started but the model provider rejected the runtime's key at the first model call")
+			realruntime.AssertOffline(t, fake)
+		})
+	}
 }

@@ -109,6 +109,11 @@ var hintCases = []struct {
 	{"cline's key rejected at the first model call", "cline --acp",
 		"session/prompt error -32000: Authentication required: Incorrect API key provided: jsonrpc error -32000: Authentication required: Incorrect API key provided",
 		nil, "rejected the runtime's key at the first model call"},
+	// cline with a key its provider answers 401 in OpenAI's words, which
+	// do not name the status: -32603, not -32000.
+	{"cline's key rejected in OpenAI's words", "cline --acp",
+		"session/prompt error -32603: Internal error: Incorrect API key provided: jsonrpc error -32603: Internal error: Incorrect API key provided",
+		nil, "rejected the runtime's key at the first model call"},
 	// qwen with a key its endpoint answers 401: the status is only in the
 	// error's data, which stderr shows.
 	{"qwen's key rejected at the first model call", "qwen --acp --approval-mode default",

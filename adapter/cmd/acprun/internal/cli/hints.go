@@ -82,6 +82,13 @@ var hints = []hint{
 		words:   []string{"session/prompt error -32603", "details: '401"},
 		text:    keyRejected,
 	},
+	{
+		// Cline answers -32000 only when the provider's words name the
+		// status; with OpenAI's own words for a bad key it answers -32603
+		// "Internal error: Incorrect API key provided" (cline 3.0.65).
+		words: []string{"session/prompt error -32603", "Incorrect API key provided"},
+		text:  keyRejected,
+	},
 }
 
 // keyRejected is the advice for a key the model provider refused at the
