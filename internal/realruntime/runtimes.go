@@ -65,10 +65,6 @@ type Spec struct {
 	API string
 	// AfterRefusal is what it does once a permission was refused.
 	AfterRefusal Refusal
-	// CommandOutsideGroup is true for runtimes that start a shell command
-	// in a session of its own (setsid), out of the process group the
-	// adapter's teardown signals: only containment ends it (issue #24).
-	CommandOutsideGroup bool
 	// ExitsOnStdinEOF is false for runtimes that keep running when their
 	// stdin closes (SIGTERM ends them).
 	ExitsOnStdinEOF bool
@@ -88,7 +84,7 @@ type Spec struct {
 // Specs is every pinned runtime, in the order the suite runs them.
 var Specs = []Spec{
 	{
-		Kind: ClaudeAgentACP, CommandOutsideGroup: true, Package: "@agentclientprotocol/claude-agent-acp", Bin: "claude-agent-acp",
+		Kind: ClaudeAgentACP, Package: "@agentclientprotocol/claude-agent-acp", Bin: "claude-agent-acp",
 		API: "anthropic", AfterRefusal: CarriesOn, ExitsOnStdinEOF: true,
 		write: func(path string) *fakemodel.ToolCall {
 			return call("toolu_write_1", "Write", map[string]any{"file_path": path, "content": "made by the model\n"})
@@ -125,7 +121,7 @@ var Specs = []Spec{
 		setup: setupGemini,
 	},
 	{
-		Kind: Copilot, CommandOutsideGroup: true, Package: "@github/copilot", Bin: "copilot",
+		Kind: Copilot, Package: "@github/copilot", Bin: "copilot",
 		// --allow-tool lets cat run unasked; every other tool asks.
 		Args: []string{"--acp", "--no-auto-update", "--allow-tool=shell(cat:*)"},
 		API:  "chat", AfterRefusal: StopsSaying,
@@ -138,7 +134,7 @@ var Specs = []Spec{
 		setup: setupCopilot,
 	},
 	{
-		Kind: OpenCode, CommandOutsideGroup: true, Package: "opencode-ai", Bin: "opencode", Args: []string{"acp"},
+		Kind: OpenCode, Package: "opencode-ai", Bin: "opencode", Args: []string{"acp"},
 		API: "chat", AfterRefusal: StopsAtRefusal,
 		write: func(path string) *fakemodel.ToolCall {
 			return call("call_write_1", "write", map[string]any{"filePath": path, "content": "made by the model\n"})
@@ -149,7 +145,7 @@ var Specs = []Spec{
 		setup: setupOpenCode,
 	},
 	{
-		Kind: QwenCode, CommandOutsideGroup: true, Package: "@qwen-code/qwen-code", Bin: "qwen",
+		Kind: QwenCode, Package: "@qwen-code/qwen-code", Bin: "qwen",
 		// Its ACP default, auto, lets a model classifier decide.
 		Args: []string{"--acp", "--approval-mode", "default"},
 		API:  "chat", AfterRefusal: StopsAtRefusal,
@@ -162,7 +158,7 @@ var Specs = []Spec{
 		setup: setupQwen,
 	},
 	{
-		Kind: Cline, CommandOutsideGroup: true, Package: "cline", Bin: "cline", Args: []string{"--acp"},
+		Kind: Cline, Package: "cline", Bin: "cline", Args: []string{"--acp"},
 		API: "chat", AfterRefusal: CarriesOn, ExitsOnStdinEOF: true,
 		write: func(path string) *fakemodel.ToolCall {
 			return call("call_patch_1", "apply_patch", map[string]any{
