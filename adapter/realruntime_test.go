@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"acpkit.dev/internal/fakemodel"
 	"acpkit.dev/internal/realruntime"
@@ -227,4 +228,23 @@ func TestSR7_DI6_RealRuntime_UnknownResumeThenKilledMidCommand(t *testing.T) {
 		})
 		realruntime.AssertOffline(t, fake)
 	})
+}
+
+// TestTD15_RealRuntime_ClineHubDaemonGoneWithTheSession: Cline's default
+// session backend starts a detached hub daemon that, without containment,
+// outlived every session for over ten minutes (issue #24); with
+// containment on, the default, it is gone once the session is stopped.
+func TestTD15_RealRuntime_ClineHubDaemonGoneWithTheSession(t *testing.T) {
+	h := newHarness(t)
+	rt, fake := realruntime.StartSuite(t, realruntime.Cline, h.dir, realruntime.ClineDefaultBackend)
+	s := h.startWith(realParams(h, rt.Command()))
+	res, err, _ := h.turn(s, realruntime.PromptRemember)
+	require.NoError(t, err)
+	assert.Equal(t, EventTurnCompleted, res.Outcome)
+	daemons := rt.Matching("--cline-hub-daemon")
+	t.Logf("hub daemon: %q", daemons)
+	assert.NotEmpty(t, daemons, "the hub daemon ran during the session")
+	h.stop(s)
+	rt.AssertGone(t, 5*time.Second)
+	realruntime.AssertOffline(t, fake)
 }

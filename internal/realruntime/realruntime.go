@@ -47,6 +47,14 @@ type Option func(*Runtime)
 // tool, so a start that also needs a refusal must not use it).
 func CommandsUnasked(r *Runtime) { r.Args = append(slices.Clone(r.Args), r.unasked...) }
 
+// ClineDefaultBackend runs Cline with its default session backend, which
+// starts a detached hub daemon (`cline --cline-hub-daemon`, listening on
+// 127.0.0.1:25463) that outlives every session unless containment ends it
+// (issue #24); the suite's Cline runs the local backend.
+func ClineDefaultBackend(r *Runtime) {
+	r.Env = slices.DeleteFunc(slices.Clone(r.Env), func(kv string) bool { return kv == clineLocalBackend })
+}
+
 // Start sets up the runtime kind against fake: HOME in a temporary
 // directory with the runtime's settings, the model API at fake, every
 // proxy variable at fake (which forwards nothing) with loopback exempted.

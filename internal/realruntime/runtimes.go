@@ -331,9 +331,12 @@ func setupCline(t testing.TB, r *Runtime, fake *fakemodel.Server) {
 	r.Env = append(r.Env,
 		"CLINE_API_KEY=sk-fake",
 		"CLINE_PROVIDER=openai-compatible",
-		"CLINE_SESSION_BACKEND_MODE=local",
+		clineLocalBackend,
 	)
 }
+
+// clineLocalBackend makes Cline keep its sessions in its own process.
+const clineLocalBackend = "CLINE_SESSION_BACKEND_MODE=local"
 
 func writeJSON(t testing.TB, path string, v any) {
 	t.Helper()

@@ -3,6 +3,10 @@
 package realruntime
 
 import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,6 +68,19 @@ func (r Runtime) OutsideGroup(pgid int) []string {
 	var out []string
 	for _, pid := range r.Survivors() {
 		if g, err := unix.Getpgid(pid); err == nil && g != pgid {
+			out = append(out, describe(pid))
+		}
+	}
+	return out
+}
+
+// Matching describes the live processes of the runtime's tree whose
+// command line holds word.
+func (r Runtime) Matching(word string) []string {
+	var out []string
+	for _, pid := range r.Survivors() {
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+		if strings.Contains(string(cmdline), word) {
 			out = append(out, describe(pid))
 		}
 	}
