@@ -132,6 +132,7 @@ func TestEV3_TU4_PM1_SR5_TU7_RealRuntime_Conversation(t *testing.T) {
 				assert.Equal(c, KindTurnInputRequired, KindOf(err))
 				assert.Equal(c, EventTurnInputRequired, res.Outcome)
 				assert.Equal(c, "agent asked for a decision only a person can make: a permission this unattended run refused", res.Message)
+				assert.False(c, res.UpdatedAfterRefusal, "DI-11: nothing followed the refusal")
 			}
 		})
 		h.stop(s)

@@ -45,7 +45,7 @@ const (
 	// DI-11 cannot tell from a model's answer (Copilot CLI).
 	StopsSaying Refusal = "stops at the refusal, saying so"
 	// Cancels: it answers stopReason cancelled, which DI-10 reports as
-	// input required (codex-acp).
+	// input required, with nothing sent after the refusal (codex-acp).
 	Cancels Refusal = "cancels the turn"
 )
 

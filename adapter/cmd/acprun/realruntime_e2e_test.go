@@ -147,7 +147,8 @@ func TestE2E_EV3_TU4_PM1_SR5_TU7_RealRuntime_Conversation(t *testing.T) {
 			assert.Contains(c, messagesOf(turn), refusedText, "PM-1; %s", ended)
 			assert.NoFileExists(c, realruntime.WritePath(work), "the refused write never ran")
 			assert.EqualValues(c, 1, res["permissions_refused"], "DI-11")
-			assert.Equal(c, rt.AfterRefusal == realruntime.StopsAtRefusal, res["stopped_at_refusal"], "DI-11: %s", rt.AfterRefusal)
+			stops := rt.AfterRefusal == realruntime.StopsAtRefusal || rt.AfterRefusal == realruntime.Cancels
+			assert.Equal(c, stops, res["stopped_at_refusal"], "DI-11: %s", rt.AfterRefusal)
 			if rt.AfterRefusal == realruntime.Cancels {
 				assert.Equal(c, 6, first.status, ended)
 				assert.Equal(c, "input_required", res["exit_reason"])
