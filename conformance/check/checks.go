@@ -59,7 +59,7 @@ func Standard() *Registry {
 	r.Register(Check{ID: "rpc.unknown-notification", Tier: TierMandatory,
 		Title: "an unknown extension notification is ignored", Run: checkUnknownNotification})
 	r.Register(Check{ID: "rpc.parse-error", Tier: TierMandatory,
-		Title: "a non-JSON line gets -32700 or is ignored, and the agent keeps working", Run: checkParseError})
+		Title: "a non-JSON line gets -32700 or is ignored, and the agent keeps working", Run: checkParseError, Needs: NeedsRawLines})
 	r.Register(Check{ID: "session.new", Tier: TierMandatory,
 		Title: "session/new returns a session id", Run: checkNewSession})
 	r.Register(Check{ID: "session.unknown-id", Tier: TierMandatory,
@@ -81,9 +81,9 @@ func Standard() *Registry {
 	r.Register(Check{ID: "session.delete", Tier: TierCapability,
 		Title: "session/delete succeeds when advertised, also for an unknown id", Run: checkDelete})
 	r.Register(Check{ID: "process.stdin-close", Tier: TierMandatory,
-		Title: "the process exits within the bound after stdin closes", Run: checkStdinClose})
+		Title: "the process exits within the bound after stdin closes", Run: checkStdinClose, Needs: NeedsProcess})
 	r.Register(Check{ID: "process.sigterm", Tier: TierAdvisory,
-		Title: "the process exits within the bound after " + signalName, Run: checkTerminate})
+		Title: "the process exits within the bound after " + signalName, Run: checkTerminate, Needs: NeedsProcess})
 	return r
 }
 

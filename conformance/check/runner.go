@@ -8,7 +8,9 @@ import (
 
 // Config says what to grade and how patiently.
 type Config struct {
-	// Target is the agent command; each check launches it afresh.
+	// Target is the agent command, which each check launches afresh, or
+	// the URL of an agent served over the network, which each check dials
+	// afresh (a new connection, a new agent).
 	Target Target
 	// Timeout bounds each wait for a response.
 	Timeout time.Duration
@@ -42,7 +44,7 @@ func Run(ctx context.Context, r *Registry, cfg Config) ([]Result, error) {
 }
 
 // Grade is Run that also reports the agent graded, as its initialize
-// answer named it. The Report's Command is cfg.Target.Argv.
+// answer named it. The Report's Command is cfg.Target.Argv, or its URL.
 func Grade(ctx context.Context, r *Registry, cfg Config) (Report, error) {
 	logger := cfg.Logger
 	if logger == nil {
@@ -59,6 +61,9 @@ func Grade(ctx context.Context, r *Registry, cfg Config) (Report, error) {
 		}
 	}
 	rep := Report{Command: cfg.Target.Argv}
+	if cfg.Target.URL != "" {
+		rep.Command = []string{cfg.Target.URL}
+	}
 	var credential *Result // the first check that met the credential refusal
 	for i, c := range checks {
 		if cfg.Progress != nil {
@@ -100,7 +105,16 @@ func checkBudget(cfg Config) time.Duration {
 
 func runOne(ctx context.Context, c Check, cfg Config) (Result, Agent, error) {
 	start := time.Now()
-	s, err := Launch(cfg.Target, cfg.Timeout, cfg.ExitBound)
+	if cfg.Target.URL != "" {
+		if why := c.Needs.unmet(cfg.Target.URL); why != "" {
+			return Result{ID: c.ID, Tier: c.Tier, Title: c.Title, Status: StatusSkip, Reason: why}, Agent{}, nil
+		}
+	}
+	open := Launch
+	if cfg.Target.URL != "" {
+		open = Dial
+	}
+	s, err := open(cfg.Target, cfg.Timeout, cfg.ExitBound)
 	if err != nil {
 		return Result{}, Agent{}, err
 	}

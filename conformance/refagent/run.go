@@ -39,6 +39,16 @@ func Main(args []string) int {
 		return 0
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil)).With("component", "refagent", "pid", os.Getpid())
+	if opts.Listen != "" {
+		// Served over the network until SIGINT or SIGTERM.
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		if err := Listen(ctx, opts, opts.Listen, opts.Transport, os.Stdout, log); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		return 0
+	}
 	if opts.IgnoreSIGTERM {
 		signal.Ignore(syscall.SIGTERM)
 		log.Info("ignoring SIGTERM")

@@ -51,7 +51,14 @@ func serveChat(s *Server, w http.ResponseWriter, r *http.Request, rec Request) {
 	if rep.ToolCall != nil {
 		finish = "tool_calls"
 	}
-	usage := map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+	// OpenAI's terms, as in the Responses API: prompt_tokens include the
+	// cached ones, completion_tokens the reasoning ones.
+	u := rep.usage()
+	usage := map[string]any{
+		"prompt_tokens": u.Input, "completion_tokens": u.Output, "total_tokens": u.Input + u.Output,
+		"prompt_tokens_details":     map[string]any{"cached_tokens": u.CacheRead},
+		"completion_tokens_details": map[string]any{"reasoning_tokens": u.Reasoning},
+	}
 	if !req.Stream {
 		msg := map[string]any{"role": "assistant", "content": rep.Text}
 		if tc := rep.ToolCall; tc != nil {

@@ -38,6 +38,16 @@ func eachRuntime(t *testing.T, test func(t *testing.T, kind realruntime.Kind, ba
 	}
 }
 
+// realRuntime sets kind up against a fake answering with script, and shows
+// its whole tree gone at cleanup.
+func realRuntime(t *testing.T, kind realruntime.Kind, script fakemodel.Script) (realruntime.Runtime, *fakemodel.Server) {
+	t.Helper()
+	fake := fakemodel.Start(t, script)
+	rt := realruntime.Start(t, kind, fake)
+	t.Cleanup(func() { rt.AssertGone(t, 5*time.Second) })
+	return rt, fake
+}
+
 // realArgs are acprun's flags for a real runtime in work: JSON out, and
 // a read timeout for a CPU-bound start on a loaded machine (a runtime
 // that answers never waits it out).

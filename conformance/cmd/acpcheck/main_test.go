@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 
 	"acpkit.dev/conformance/check"
 	"acpkit.dev/conformance/internal/testbin"
+	"acpkit.dev/internal/acpnettest"
 )
 
 var refagent string
@@ -177,4 +179,19 @@ func TestAcpcheck_AMistypedFlagGetsADidYouMean(t *testing.T) {
 	code = run(context.Background(), []string{"--timeout", "soon", "--command", "x"}, &out, &errb, false)
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errb.String(), `"soon" is not a duration: use a unit, e.g. 5s`)
+}
+
+// TestTR13_GradesAnAgentServedAtAURL runs acpcheck --url against the
+// reference agent served over WebSocket: it grades every check that needs
+// no process and says why it skips the others.
+func TestTR13_GradesAnAgentServedAtAURL(t *testing.T) {
+	p := acpnettest.Run(t, exec.Command(refagent, "--listen", "127.0.0.1:0", "--transport", "ws", "--load-session", "--resume", "--close", "--delete"))
+	code, out, _ := acpcheck(t, "--url", p)
+	assert.Equal(t, 0, code, out)
+	assert.Contains(t, out, "19 checks: 17 pass, 0 fail")
+	assert.Contains(t, out, "needs the agent's process")
+
+	code, _, stderr := acpcheck(t, "--url", p, "--command", refagent)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "not both")
 }
