@@ -114,10 +114,12 @@ type TurnResult struct {
 	// PermissionsRefused counts the permission requests this turn refused
 	// (PM-1, PM-2, or a PermissionHook's refusal), and UpdatedAfterRefusal
 	// is true when the runtime sent any session update after the last of
-	// them (DI-11). The outcome does not depend on them: a runtime that
-	// answers end_turn right after a refusal completed its turn; these
-	// facts tell "it carried on without the tool" from "it stopped at the
-	// refusal" (PermissionsRefused > 0 and UpdatedAfterRefusal false).
+	// them other than a refused tool call's own or one announcing the
+	// session's state (commands, mode, config, title, usage) (DI-11). The
+	// outcome does not depend on them: a runtime that answers end_turn
+	// right after a refusal completed its turn; these facts tell "it
+	// carried on without the tool" from "it stopped at the refusal"
+	// (PermissionsRefused > 0 and UpdatedAfterRefusal false).
 	PermissionsRefused  int
 	UpdatedAfterRefusal bool
 }

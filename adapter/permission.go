@@ -3,6 +3,7 @@ package adapter
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/segmentio/encoding/json"
 
@@ -246,18 +247,49 @@ func (p *pump) answerDecisions() {
 }
 
 // noteRefusal records a refused permission request (PM-1, PM-2) on the
-// open turn (DI-11).
-func (p *pump) noteRefusal() {
+// open turn (DI-11), with the tool call it was for.
+func (p *pump) noteRefusal(params []byte) {
 	if t := p.turn; t != nil {
 		t.refusals++
 		t.updatedAfterRefusal = false
+		var req struct {
+			ToolCall struct {
+				ToolCallID string `json:"toolCallId"`
+			} `json:"toolCall"`
+		}
+		if json.Unmarshal(params, &req) == nil && req.ToolCall.ToolCallID != "" {
+			t.refusedCalls = append(t.refusedCalls, req.ToolCall.ToolCallID)
+		}
 	}
 }
 
 // noteUpdate records that a session update of this session was read
-// (DI-11: did anything follow the last refusal?).
-func (p *pump) noteUpdate() {
-	if t := p.turn; t != nil && t.refusals > 0 {
-		t.updatedAfterRefusal = true
+// (DI-11: did anything follow the last refusal?). Neither a refused tool
+// call's own update counts (OpenCode and Qwen Code report the refused call
+// failed, then end the turn) nor one announcing the session's state (Qwen
+// Code's commands): only what the runtime did, or anything unknown.
+func (p *pump) noteUpdate(variant string, update []byte) {
+	t := p.turn
+	if t == nil || t.refusals == 0 || t.updatedAfterRefusal || sessionState[variant] {
+		return
 	}
+	if variant == gen.SessionUpdateToolCallUpdateTag {
+		var u struct {
+			ToolCallID string `json:"toolCallId"`
+		}
+		if json.Unmarshal(update, &u) == nil && slices.Contains(t.refusedCalls, u.ToolCallID) {
+			return
+		}
+	}
+	t.updatedAfterRefusal = true
+}
+
+// sessionState are the session updates that announce the session's state
+// rather than anything the runtime did.
+var sessionState = map[string]bool{
+	gen.SessionUpdateAvailableCommandsUpdateTag: true,
+	gen.SessionUpdateCurrentModeUpdateTag:       true,
+	gen.SessionUpdateConfigOptionUpdateTag:      true,
+	gen.SessionUpdateSessionInfoUpdateTag:       true,
+	gen.SessionUpdateUsageUpdateTag:             true,
 }

@@ -223,6 +223,17 @@ func TestDI11_RefusalsCountedAndWhetherAnythingFollowed(t *testing.T) {
 	assert.Equal(t, 2, r.PermissionsRefused)
 	assert.False(t, r.UpdatedAfterRefusal)
 
+	// The refused tool call's own failure is no sign the runtime carried
+	// on (OpenCode and Qwen Code report it, then end the turn), nor is an
+	// update of the session's state (Qwen Code announces its commands);
+	// another update is.
+	r, err, _ = h.turn(s, "permfailed:reject_once commands stop:end_turn")
+	require.NoError(t, err)
+	assert.Equal(t, 1, r.PermissionsRefused)
+	assert.False(t, r.UpdatedAfterRefusal, "only the refused tool call's failure and the commands followed")
+	r, _, _ = h.turn(s, "permfailed:reject_once chunk:m5:carrying-on stop:end_turn")
+	assert.True(t, r.UpdatedAfterRefusal)
+
 	r, err, _ = h.turn(s, "chunk:m4:no-permission stop:end_turn")
 	require.NoError(t, err)
 	assert.Zero(t, r.PermissionsRefused)

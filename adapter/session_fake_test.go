@@ -355,6 +355,11 @@ func (r *runner) command(m fakeagent.Msg, c string) bool {
 		r.awaitResponse(a.Request("session/request_permission", map[string]any{
 			"sessionId": r.sid, "toolCall": map[string]any{"toolCallId": "t"}, "options": permOptions(arg),
 		}))
+	case "permfailed": // permfailed:KIND+KIND...: asked and answered, then only the refused tool call's own failure, as OpenCode and Qwen Code send it (DI-11)
+		r.awaitResponse(a.Request("session/request_permission", map[string]any{
+			"sessionId": r.sid, "toolCall": map[string]any{"toolCallId": "t-refused"}, "options": permOptions(arg),
+		}))
+		a.Update(r.sid, `{"sessionUpdate":"tool_call_update","toolCallId":"t-refused","status":"failed"}`)
 	case "permtool": // permtool:TOOLKIND:KIND+KIND...: perm for a titled tool call (PM-11)
 		kind, opts, _ := strings.Cut(arg, ":")
 		id := a.Request("session/request_permission", map[string]any{

@@ -322,8 +322,8 @@ func (p *pump) update(m pumpUpdate) {
 		p.s.log.Debug(logForeignUpdate, "session_id", string(sid))
 		return
 	}
-	p.noteUpdate() // DI-11
 	evs, info := p.norm.Update(upd, m.at)
+	p.noteUpdate(info.Variant, upd) // DI-11
 	switch {
 	case info.FirstUnknown:
 		p.s.log.Debug(logUnrecognizedVariant, "session_update", info.Variant)
@@ -472,7 +472,7 @@ func (p *pump) refusePermission(m pumpRequest, optID, reason string) {
 	if !ok {
 		optID, ok = selectRefusal(m.params)
 	}
-	p.noteRefusal() // DI-11
+	p.noteRefusal(m.params) // DI-11
 	if ok {
 		p.answer(m.reply, permissionSelected(optID), nil)
 		if p.turn != nil {

@@ -52,9 +52,11 @@ type turnState struct {
 	// turn (PM-1), which turns a cancelled stop into DI-10's ending.
 	refusedPermission bool
 	// refusals counts the permission requests refused during the turn
-	// (PM-1, PM-2); updatedAfterRefusal: a session update was read after
-	// the last of them (DI-11).
+	// (PM-1, PM-2), refusedCalls are the tool calls they were for, and
+	// updatedAfterRefusal: a session update other than a refused call's
+	// own was read after the last of them (DI-11).
 	refusals            int
+	refusedCalls        []string
 	updatedAfterRefusal bool
 	// result: the prompt was answered with a decodable result whose
 	// presence signal is bound (MS-5); drain is set while the turn is held

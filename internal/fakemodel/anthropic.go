@@ -18,8 +18,22 @@ func init() {
 		match: func(r *http.Request) bool {
 			return r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/v1/messages")
 		},
-		serve: serveAnthropic,
+		serve:     serveAnthropic,
+		errorBody: anthropicError,
 	})
+}
+
+// anthropicError is the Messages API's error body.
+func anthropicError(status int, message string) any {
+	typ := map[int]string{401: "authentication_error", 403: "permission_error", 429: "rate_limit_error", 529: "overloaded_error"}[status]
+	switch {
+	case typ != "":
+	case status >= 500:
+		typ = "api_error"
+	default:
+		typ = "invalid_request_error"
+	}
+	return map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": message}}
 }
 
 func serveAnthropic(s *Server, w http.ResponseWriter, r *http.Request, rec Request) {
@@ -31,11 +45,10 @@ func serveAnthropic(s *Server, w http.ResponseWriter, r *http.Request, rec Reque
 		Model  string `json:"model"`
 		Stream bool   `json:"stream"`
 	}
-	if err := json.Unmarshal(rec.Body, &req); err != nil {
-		http.Error(w, `{"type":"error","error":{"type":"invalid_request_error","message":"body is not JSON"}}`, http.StatusBadRequest)
+	rep, ok := s.scripted(w, rec, anthropicError, &req)
+	if !ok {
 		return
 	}
-	rep := s.reply(rec)
 	id := fmt.Sprintf("msg_fake_%d", len(s.Requests()))
 	stop := "end_turn"
 	if rep.ToolCall != nil {

@@ -1,9 +1,10 @@
 // Package fakemodel serves fake model APIs on 127.0.0.1 for tests that run
 // real agent runtimes offline: the runtime is real, only the model it calls
 // is scripted. One Server answers every API this package knows (Anthropic
-// Messages, OpenAI Responses, and whatever else registers itself) and, as
-// an HTTP(S) proxy, refuses to forward anything, so a runtime pointed at it
-// with HTTPS_PROXY/HTTP_PROXY cannot reach another host.
+// Messages, OpenAI Responses, OpenAI chat completions, the Gemini API) and,
+// as an HTTP(S) proxy, refuses to forward anything, recording each tunnel
+// asked for (Tunnels), so a runtime pointed at it with
+// HTTPS_PROXY/HTTP_PROXY cannot reach another host.
 //
 // A Server lives no longer than its test (and at most Options.Lifetime),
 // answers at most Options.MaxRequests model requests, and records every
@@ -11,10 +12,14 @@
 //
 // The surface shared by this package's files is small. Tests use Start (or
 // New), Options, Script (Text is the simplest), Reply, ToolCall and the
-// recorded Request. An API file (anthropic.go, openai.go) registers an api
-// from init with registerAPI and answers with (*Server).reply for the
-// script's Reply, chunks and (*Server).slowChunks for the stream's text,
-// and startSSE/sse or answerJSON for the wire.
+// recorded Request (LastUserText and EndsWithToolResult read its
+// conversation, conversation.go). An API file (anthropic.go, openai.go,
+// chat.go, gemini_script.go) registers an api from init with registerAPI
+// and answers with (*Server).scripted for the script's Reply (a scripted
+// error status is answered there, in the API's own error shape), chunks
+// and (*Server).slowChunks for the stream's text, and startSSE/sse or
+// answerJSON for the wire. GeminiAPI (gemini.go) is a separate fake with
+// usage figures, for the token-measurement tests.
 package fakemodel
 
 import (
@@ -37,12 +42,24 @@ import (
 // ToolCall, when set, follows the text as a request to run a tool; Slow
 // keeps streaming text until the client goes away, the server closes or
 // Options.SlowFor passes. Usage, when set, is the token usage the answer
-// reports; nil reports DefaultUsage.
+// reports; nil reports DefaultUsage. Status, when not zero, answers with
+// that HTTP status and the API's own error body carrying Error instead (a
+// key rejected with 401, an overloaded backend with 503).
 type Reply struct {
 	Text     string
 	ToolCall *ToolCall
 	Slow     bool
+	Status   int
+	Error    string
 	Usage    *Usage
+}
+
+// errorMessage is the message of a scripted error answer.
+func (r Reply) errorMessage() string {
+	if r.Error != "" {
+		return r.Error
+	}
+	return fmt.Sprintf("fakemodel: scripted %d %s", r.Status, http.StatusText(r.Status))
 }
 
 // Usage is the token usage one answer reports, in the API's own terms:
@@ -86,16 +103,13 @@ type Request struct {
 	Path   string
 	Header http.Header
 	Body   []byte
+	// Status is the status a proxy request was answered with: always
+	// 403, nothing is forwarded.
+	Status int
 }
 
 // Contains reports whether the request's body contains s.
 func (r Request) Contains(s string) bool { return bytes.Contains(r.Body, []byte(s)) }
-
-// HasToolResult reports whether the request carries a tool's result back
-// to the model (Anthropic tool_result, OpenAI function_call_output).
-func (r Request) HasToolResult() bool {
-	return r.Contains(`"type":"tool_result"`) || r.Contains(`"type":"function_call_output"`)
-}
 
 // OffersTools reports whether the request offers the model tools: the
 // agent's own loop does, side requests (a session title) do not.
@@ -145,11 +159,13 @@ type Server struct {
 }
 
 // api is one model API an API file registers: match picks its requests,
-// serve answers them.
+// serve answers them, errorBody is its error document for a status and
+// message.
 type api struct {
-	name  string
-	match func(*http.Request) bool
-	serve func(*Server, http.ResponseWriter, *http.Request, Request)
+	name      string
+	match     func(*http.Request) bool
+	serve     func(*Server, http.ResponseWriter, *http.Request, Request)
+	errorBody func(status int, message string) any
 }
 
 var apis []api
@@ -241,17 +257,34 @@ func (s *Server) Requests() []Request {
 	return append([]Request(nil), s.requests...)
 }
 
-// ModelRequests returns the requests an API answered (not the proxy's or
-// unknown paths').
+// ModelRequests returns the model calls an API answered (not the proxy's
+// requests or unknown paths).
 func (s *Server) ModelRequests() []Request {
 	var out []Request
 	for _, r := range s.Requests() {
-		if r.API != "" && r.API != apiProxy {
+		if modelCall(r.API) {
 			out = append(out, r)
 		}
 	}
 	return out
 }
+
+// Tunnels returns the requests that asked the server, as a proxy, for
+// another host (a CONNECT tunnel, or an absolute URL): every one was
+// refused with 403 and nothing was forwarded, so a test can show what a
+// runtime tried to reach and that none of it was reached through here.
+func (s *Server) Tunnels() []Request {
+	var out []Request
+	for _, r := range s.Requests() {
+		if r.API == apiProxy {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// modelCall reports whether a request answered by api is a model call.
+func modelCall(api string) bool { return api != "" && api != apiProxy }
 
 // ModelRequestContains reports whether one model request's body contains
 // every one of subs: that a prompt, or a conversation carried over,
@@ -287,9 +320,9 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	// A proxy request names another host: CONNECT for HTTPS, an absolute
 	// URL for plain HTTP. Nothing is forwarded.
 	if r.Method == http.MethodConnect || (r.URL.Host != "" && r.URL.Host != strings.TrimPrefix(s.URL, "http://")) {
-		rec.API, rec.Path = apiProxy, r.Host
+		rec.API, rec.Path, rec.Status = apiProxy, r.Host, http.StatusForbidden
 		s.record(rec)
-		http.Error(w, "fakemodel: this proxy forwards nothing; tests stay on loopback", http.StatusForbidden)
+		http.Error(w, "fakemodel: this proxy forwards nothing; tests stay on loopback", rec.Status)
 		return
 	}
 	for _, a := range apis {
@@ -298,7 +331,8 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 		}
 		rec.API = a.name
 		if !s.record(rec) {
-			http.Error(w, fmt.Sprintf(`{"error":{"type":"invalid_request_error","message":"fakemodel: more than %d model requests"}}`, s.opts.MaxRequests), http.StatusBadRequest)
+			msg := fmt.Sprintf("fakemodel: more than %d model requests", s.opts.MaxRequests)
+			answerError(w, http.StatusBadRequest, a.errorBody(http.StatusBadRequest, msg))
 			return
 		}
 		a.serve(s, w, r, rec)
@@ -314,7 +348,7 @@ func (s *Server) record(rec Request) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.requests = append(s.requests, rec)
-	if rec.API == "" || rec.API == apiProxy {
+	if !modelCall(rec.API) {
 		return true
 	}
 	if s.answered >= s.opts.MaxRequests {
@@ -333,6 +367,22 @@ func (s *Server) reply(rec Request) Reply {
 		return Reply{Text: "ok"}
 	}
 	return s.script(rec)
+}
+
+// scripted decodes the request's body into req and runs the script for
+// it. A body that is not JSON, or a scripted error status, is answered
+// here with errorBody's document, and ok is false.
+func (s *Server) scripted(w http.ResponseWriter, rec Request, errorBody func(int, string) any, req any) (rep Reply, ok bool) {
+	if err := json.Unmarshal(rec.Body, req); err != nil {
+		answerError(w, http.StatusBadRequest, errorBody(http.StatusBadRequest, "body is not JSON"))
+		return rep, false
+	}
+	rep = s.reply(rec)
+	if rep.Status != 0 {
+		answerError(w, rep.Status, errorBody(rep.Status, rep.errorMessage()))
+		return rep, false
+	}
+	return rep, true
 }
 
 // chunks splits text into the pieces a stream sends, a few words each.
@@ -398,12 +448,16 @@ func startSSE(w http.ResponseWriter) {
 }
 
 // answerJSON answers 200 with v as JSON.
-func answerJSON(w http.ResponseWriter, v any) {
+func answerJSON(w http.ResponseWriter, v any) { answerError(w, http.StatusOK, v) }
+
+// answerError answers status with v as JSON.
+func answerError(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
 	_, _ = w.Write(b)
 }

@@ -161,25 +161,29 @@ func TestOpenAI_StreamsTextThenFunctionCall(t *testing.T) {
 }
 
 func TestSlowStreamEndsWhenTheClientGoesAway(t *testing.T) {
-	s := Start(t, func(Request) Reply { return Reply{Slow: true} }, Options{ChunkEvery: time.Millisecond})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	res := post(t, ctx, s, "/v1/responses", `{"model":"m","stream":true}`)
-	sc := bufio.NewScanner(res.Body)
-	for sc.Scan() {
-		if strings.Contains(sc.Text(), "tick 3.") {
-			break
-		}
-	}
-	cancel()
-	// Close waits for every handler: a stream that ignored the client's
-	// departure would hold it until SlowFor.
-	closed := make(chan struct{})
-	go func() { s.Close(); close(closed) }()
-	select {
-	case <-closed:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the slow stream outlived its client")
+	for _, path := range []string{"/v1/responses", "/v1/chat/completions", "/v1/messages", "/v1beta/models/g:streamGenerateContent"} {
+		t.Run(path, func(t *testing.T) {
+			s := Start(t, func(Request) Reply { return Reply{Slow: true} }, Options{ChunkEvery: time.Millisecond})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			res := post(t, ctx, s, path, `{"model":"m","stream":true}`)
+			sc := bufio.NewScanner(res.Body)
+			for sc.Scan() {
+				if strings.Contains(sc.Text(), "tick 3.") {
+					break
+				}
+			}
+			cancel()
+			// Close waits for every handler: a stream that ignored the
+			// client's departure would hold it until SlowFor.
+			closed := make(chan struct{})
+			go func() { s.Close(); close(closed) }()
+			select {
+			case <-closed:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the slow stream outlived its client")
+			}
+		})
 	}
 }
 
@@ -278,4 +282,12 @@ func TestScriptedUsage_EachAPIReportsItInItsOwnTerms(t *testing.T) {
 	done = evs[len(evs)-1].data["response"].(map[string]any)
 	assert.Equal(t, 10.0, done["usage"].(map[string]any)["input_tokens"], "DefaultUsage without a scripted one")
 	assert.Equal(t, 5.0, done["usage"].(map[string]any)["output_tokens"])
+
+	var chat struct{ Usage map[string]any }
+	require.NoError(t, json.NewDecoder(post(t, context.Background(), s, "/v1/chat/completions", `{"model":"m"}`).Body).Decode(&chat))
+	assert.Equal(t, map[string]any{
+		"prompt_tokens": 100.0, "prompt_tokens_details": map[string]any{"cached_tokens": 40.0},
+		"completion_tokens": 20.0, "completion_tokens_details": map[string]any{"reasoning_tokens": 6.0},
+		"total_tokens": 120.0,
+	}, chat.Usage)
 }

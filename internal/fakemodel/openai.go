@@ -18,7 +18,8 @@ func init() {
 		match: func(r *http.Request) bool {
 			return strings.HasSuffix(r.URL.Path, "/v1/responses")
 		},
-		serve: serveOpenAI,
+		serve:     serveOpenAI,
+		errorBody: openaiError,
 	})
 }
 
@@ -31,11 +32,10 @@ func serveOpenAI(s *Server, w http.ResponseWriter, r *http.Request, rec Request)
 	var req struct {
 		Model string `json:"model"`
 	}
-	if err := json.Unmarshal(rec.Body, &req); err != nil {
-		http.Error(w, `{"error":{"type":"invalid_request_error","message":"body is not JSON"}}`, http.StatusBadRequest)
+	rep, ok := s.scripted(w, rec, openaiError, &req)
+	if !ok {
 		return
 	}
-	rep := s.reply(rec)
 	n := len(s.Requests())
 	respID, msgID := fmt.Sprintf("resp_fake_%d", n), fmt.Sprintf("msg_fake_%d", n)
 	startSSE(w)
@@ -100,4 +100,15 @@ func serveOpenAI(s *Server, w http.ResponseWriter, r *http.Request, rec Request)
 	if err == nil {
 		_ = ev("response.completed", map[string]any{"response": response("completed", output)})
 	}
+}
+
+// openaiError is the error body of OpenAI's APIs (Responses and chat
+// completions) and of the providers compatible with them.
+func openaiError(status int, message string) any {
+	code := map[int]string{401: "invalid_api_key", 403: "forbidden", 429: "rate_limit_exceeded"}[status]
+	typ := "invalid_request_error"
+	if status >= 500 {
+		typ = "server_error"
+	}
+	return map[string]any{"error": map[string]any{"message": message, "type": typ, "code": code, "param": nil}}
 }

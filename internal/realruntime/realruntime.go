@@ -6,10 +6,11 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/rand"
-	"encoding/hex"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,16 +21,16 @@ import (
 
 // Runtime is one real runtime set up for a test.
 type Runtime struct {
-	// Kind is the runtime's name (its npm name without the scope).
-	Kind Kind
-	// Bin is the runtime's executable.
-	Bin string
+	Spec
+	// Path is the runtime's executable (Spec.Bin, installed).
+	Path string
 	// Env is what the runtime runs with beyond the inherited environment.
 	Env []string
 	// Home is the runtime's HOME.
 	Home string
 	// Mark is the value of the marker variable every process of the
-	// runtime's tree inherits (see Survivors).
+	// runtime's tree inherits (see Survivors): decimal digits, so a
+	// command can carry it in its arguments too (see Plan.Command).
 	Mark string
 }
 
@@ -37,106 +38,41 @@ type Runtime struct {
 // can be found after the fact.
 const markVar = "ACPKIT_REALRT_MARK"
 
-// Kind names one of the runtimes pinned in conformance/runtimes.
-type Kind string
+// Option changes how Start sets a runtime up.
+type Option func(*Runtime)
 
-// The pinned runtimes.
-const (
-	ClaudeAgentACP Kind = "claude-agent-acp"
-	CodexACP       Kind = "codex-acp"
-)
+// CommandsUnasked starts the runtime so that it runs ShellCommand without
+// asking, where its settings cannot say so for one command: with its
+// Spec's extra arguments (Cline's --auto-approve, which approves every
+// tool, so a start that also needs a refusal must not use it).
+func CommandsUnasked(r *Runtime) { r.Args = append(slices.Clone(r.Args), r.unasked...) }
 
-// Kinds lists every pinned runtime, for tests that run each.
-var Kinds = []Kind{ClaudeAgentACP, CodexACP}
+// ClineDefaultBackend runs Cline with its default session backend, which
+// starts a detached hub daemon (`cline --cline-hub-daemon`, listening on
+// 127.0.0.1:25463) that outlives every session unless containment ends it
+// (issue #24); the suite's Cline runs the local backend.
+func ClineDefaultBackend(r *Runtime) {
+	r.Env = slices.DeleteFunc(slices.Clone(r.Env), func(kv string) bool { return kv == clineLocalBackend })
+}
 
-// Start sets up the runtime kind against fake.
-func Start(t testing.TB, kind Kind, fake *fakemodel.Server) Runtime {
+// Start sets up the runtime kind against fake: HOME in a temporary
+// directory with the runtime's settings, the model API at fake, every
+// proxy variable at fake (which forwards nothing) with loopback exempted.
+func Start(t testing.TB, kind Kind, fake *fakemodel.Server, opts ...Option) Runtime {
 	t.Helper()
-	switch kind {
-	case ClaudeAgentACP:
-		return claude(t, fake)
-	case CodexACP:
-		return codex(t, fake)
+	spec, ok := SpecOf(kind)
+	if !ok {
+		t.Fatalf("realruntime: unknown runtime %q", kind)
 	}
-	t.Fatalf("realruntime: unknown runtime %q", kind)
-	return Runtime{}
-}
-
-// WriteCall is the tool call that makes the runtime create path, which it
-// asks permission for first: claude-agent-acp's Write tool, codex-acp's
-// exec_command of touch outside its read-only sandbox.
-func WriteCall(kind Kind, path string) *fakemodel.ToolCall {
-	if kind == CodexACP {
-		return &fakemodel.ToolCall{ID: "call_write_1", Name: "exec_command", Input: fmt.Sprintf(
-			`{"cmd":%q,"sandbox_permissions":"require_escalated","justification":"Create the file?"}`, "touch "+path)}
-	}
-	return &fakemodel.ToolCall{ID: "toolu_write_1", Name: "Write", Input: fmt.Sprintf(`{"file_path":%q,"content":"made by the model\n"}`, path)}
-}
-
-// WriteScript asks for WriteCall in the agent's first request of a turn
-// and answers the request carrying the tool's result with text; requests
-// offering no tools (claude's session title) get a title.
-func WriteScript(kind Kind, path string) fakemodel.Script {
-	return func(r fakemodel.Request) fakemodel.Reply {
-		switch {
-		case !r.OffersTools():
-			return fakemodel.Reply{Text: "Write a file"}
-		case r.HasToolResult():
-			return fakemodel.Reply{Text: "Understood, I did not write the file."}
-		}
-		return fakemodel.Reply{ToolCall: WriteCall(kind, path)}
-	}
-}
-
-// claude sets up claude-agent-acp against fake (its Messages API). Its
-// permission mode is "default", so it asks before writing a file.
-func claude(t testing.TB, fake *fakemodel.Server) Runtime {
-	t.Helper()
-	r := setup(t, string(ClaudeAgentACP), fake)
-	writeFile(t, filepath.Join(r.Home, ".claude", "settings.json"), `{"permissions":{"defaultMode":"default"}}`)
-	r.Env = append(r.Env,
-		// Named outright, so a developer's own setting cannot send it
-		// elsewhere.
-		"CLAUDE_CONFIG_DIR="+filepath.Join(r.Home, ".claude"),
-		"ANTHROPIC_BASE_URL="+fake.URL,
-		"ANTHROPIC_API_KEY=sk-ant-fake",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-		"DISABLE_AUTOUPDATER=1",
-		"DISABLE_TELEMETRY=1",
-	)
-	if os.Geteuid() == 0 {
-		// As root, session/new fails with bypass_root (-32603) unless it
-		// is told it runs in a sandbox, even in the default mode.
-		r.Env = append(r.Env, "IS_SANDBOX=1")
-	}
-	return r
-}
-
-// codex sets up codex-acp against fake (its Responses API). It logs in
-// with an API key by itself and starts in read-only mode, so it asks before
-// leaving its sandbox (a write, for one).
-func codex(t testing.TB, fake *fakemodel.Server) Runtime {
-	t.Helper()
-	r := setup(t, string(CodexACP), fake)
-	// gpt-5.5 is a model codex knows whose tools are plain functions
-	// (exec_command), which a script can call without writing JavaScript.
-	writeFile(t, filepath.Join(r.Home, ".codex", "config.toml"), fmt.Sprintf("openai_base_url = %q\nmodel = %q\n", fake.URL+"/v1", "gpt-5.5"))
-	r.Env = append(r.Env,
-		"CODEX_HOME="+filepath.Join(r.Home, ".codex"),
-		"OPENAI_API_KEY=sk-fake",
-		`DEFAULT_AUTH_REQUEST={"methodId":"api-key"}`,
-		"INITIAL_AGENT_MODE=read-only",
-	)
-	return r
-}
-
-func setup(t testing.TB, name string, fake *fakemodel.Server) Runtime {
-	t.Helper()
-	bin := npmtest.Bin(t, name, name)
 	home := t.TempDir()
 	var mark [8]byte
 	_, _ = rand.Read(mark[:])
-	r := Runtime{Kind: Kind(name), Bin: bin, Home: home, Mark: hex.EncodeToString(mark[:])}
+	r := Runtime{
+		Spec: spec,
+		Path: npmtest.Bin(t, string(kind), spec.Bin),
+		Home: home,
+		Mark: strconv.FormatUint(binary.BigEndian.Uint64(mark[:])>>1, 10),
+	}
 	r.Env = []string{
 		"HOME=" + home,
 		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
@@ -148,6 +84,12 @@ func setup(t testing.TB, name string, fake *fakemodel.Server) Runtime {
 		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost",
 		markVar + "=" + r.Mark,
 	}
+	spec.setup(t, &r, fake)
+	for _, o := range opts {
+		o(&r)
+	}
+	// Whatever a scenario shows left over is not left on the machine.
+	t.Cleanup(r.killSurvivors)
 	return r
 }
 
@@ -160,20 +102,28 @@ func (r Runtime) Command() string {
 
 // Argv is Command as an argument vector.
 func (r Runtime) Argv() []string {
-	return append(append([]string{"/usr/bin/env"}, r.Env...), r.Bin)
+	argv := append([]string{"/usr/bin/env"}, r.Env...)
+	return append(append(argv, r.Path), r.Args...)
 }
 
 // Tapped is Command run through the wire tap of TapMain: the runtime's
 // stdin is copied to file as well. exe is the test binary (os.Args[0]).
 func (r Runtime) Tapped(exe, file string) string {
-	argv := append(append([]string{"/usr/bin/env"}, r.Env...), tapVar+"="+file, exe, r.Bin)
-	return strings.Join(argv, " ")
+	argv := append(append([]string{"/usr/bin/env"}, r.Env...), tapVar+"="+file, exe, r.Path)
+	return strings.Join(append(argv, r.Args...), " ")
+}
+
+// Launch is the runtime's own argument vector and environment, without
+// /usr/bin/env: for a grader that starts it itself.
+func (r Runtime) Launch() (argv, env []string) {
+	return append([]string{r.Path}, r.Args...), append(os.Environ(), r.Env...)
 }
 
 // Survivors returns the pids of live (not zombie) processes of the
-// runtime's tree.
+// runtime's tree: those that inherited its marker variable, and those
+// whose command line carries the mark (a command that was not given the
+// runtime's environment).
 func (r Runtime) Survivors() []int {
-	want := []byte(markVar + "=" + r.Mark + "\x00")
 	entries, _ := os.ReadDir("/proc")
 	var out []int
 	for _, e := range entries {
@@ -181,18 +131,57 @@ func (r Runtime) Survivors() []int {
 		if err != nil || pid == os.Getpid() {
 			continue
 		}
-		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err != nil || !bytes.Contains(append([]byte{0}, env...), append([]byte{0}, want...)) {
-			continue
+		if r.marked(pid) {
+			out = append(out, pid)
 		}
-		if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil {
-			if f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:])); len(f) > 0 && f[0] == "Z" {
-				continue
-			}
-		}
-		out = append(out, pid)
 	}
 	return out
+}
+
+// marked reports whether pid is a live process of the runtime's tree.
+func (r Runtime) marked(pid int) bool {
+	dir := filepath.Join("/proc", strconv.Itoa(pid))
+	env, err := os.ReadFile(filepath.Join(dir, "environ"))
+	if err != nil {
+		return false
+	}
+	want := []byte("\x00" + markVar + "=" + r.Mark + "\x00")
+	if !bytes.Contains(append([]byte{0}, env...), want) {
+		cmdline, _ := os.ReadFile(filepath.Join(dir, "cmdline"))
+		if !bytes.Contains(cmdline, []byte(r.commandToken())) {
+			return false
+		}
+	}
+	state, _, _ := stat(pid)
+	return state != "" && state != "Z"
+}
+
+// stat reads a process's state and session id from /proc/PID/stat.
+func stat(pid int) (state string, sid int, ok bool) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return "", 0, false
+	}
+	// The fields after the command, which is in parentheses and may
+	// hold anything: state ppid pgrp session ...
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 4 {
+		return "", 0, false
+	}
+	sid, _ = strconv.Atoi(f[3])
+	return f[0], sid, true
+}
+
+// describe names a process for a failure message: pid, session and
+// command line.
+func describe(pid int) string {
+	cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+	_, sid, _ := stat(pid)
+	cmd := strings.TrimSpace(strings.ReplaceAll(string(cmdline), "\x00", " "))
+	if len(cmd) > 120 {
+		cmd = cmd[:120] + "…"
+	}
+	return fmt.Sprintf("pid %d (session %d): %s", pid, sid, cmd)
 }
 
 func writeFile(t testing.TB, path, content string) {

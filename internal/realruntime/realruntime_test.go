@@ -42,7 +42,7 @@ func TestTapCopiesStdinAndKeepsTheExitStatus(t *testing.T) {
 }
 
 func TestSurvivorsFindTheMarkedTree(t *testing.T) {
-	r := Runtime{Kind: "test", Mark: "survivor-test"}
+	r := Runtime{Spec: Spec{Kind: "test"}, Mark: "4711"}
 	cmd := exec.Command("/bin/sh", "-c", "cat >/dev/null") // lives until stdin closes
 	cmd.Env = append(os.Environ(), markVar+"="+r.Mark)
 	stdin, err := cmd.StdinPipe()
@@ -57,11 +57,12 @@ func TestSurvivorsFindTheMarkedTree(t *testing.T) {
 
 func TestCommandCarriesTheEnvironment(t *testing.T) {
 	fake := fakemodel.Start(t, nil)
-	for _, kind := range Kinds {
-		r := Start(t, kind, fake)
+	for _, spec := range Specs {
+		r := Start(t, spec.Kind, fake)
 		argv := r.Argv()
 		assert.Equal(t, "/usr/bin/env", argv[0])
-		assert.Equal(t, r.Bin, argv[len(argv)-1])
+		assert.Equal(t, append([]string{r.Path}, spec.Args...), argv[len(argv)-1-len(spec.Args):])
+		assert.Equal(t, spec.Bin, filepath.Base(r.Path))
 		assert.Equal(t, strings.Join(argv, " "), r.Command())
 		for _, kv := range r.Env {
 			assert.NotContains(t, kv, " ", "the command line is split on white space")
@@ -73,10 +74,10 @@ func TestCommandCarriesTheEnvironment(t *testing.T) {
 	}
 }
 
-// Both runtimes run a native binary that npm brings as an optional
+// Most runtimes run a native binary that npm brings as an optional
 // dependency for the platform (codex-acp through @openai/codex,
-// claude-agent-acp through @anthropic-ai/claude-agent-sdk); npm ci must
-// have installed it.
+// claude-agent-acp through @anthropic-ai/claude-agent-sdk, Copilot CLI,
+// OpenCode and Cline their own); npm ci must have installed it.
 func TestNativeBinariesInstalled(t *testing.T) {
 	arch := map[string]string{"amd64": "x64", "arm64": "arm64"}[runtime.GOARCH]
 	if arch == "" {
@@ -86,9 +87,12 @@ func TestNativeBinariesInstalled(t *testing.T) {
 	for kind, pattern := range map[Kind]string{
 		CodexACP:       filepath.Join("@openai", "codex-linux-"+arch, "vendor", "*", "bin", "codex"),
 		ClaudeAgentACP: filepath.Join("@anthropic-ai", "claude-agent-sdk-linux-"+arch, "claude"),
+		Copilot:        filepath.Join("@github", "copilot-linux-"+arch, "copilot"),
+		OpenCode:       filepath.Join("opencode-linux-"+arch, "bin", "opencode"),
+		Cline:          filepath.Join("@cline", "cli-linux-"+arch, "bin", "cline"),
 	} {
 		r := Start(t, kind, fake)
-		modules := filepath.Dir(filepath.Dir(r.Bin))
+		modules := filepath.Dir(filepath.Dir(r.Path))
 		bins, err := filepath.Glob(filepath.Join(modules, pattern))
 		require.NoError(t, err)
 		require.Len(t, bins, 1, "%s: the optional dependency %s is installed", kind, pattern)

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -32,7 +31,7 @@ type invocation struct {
 // controlling terminal (--permissions ask then has none to ask at).
 func (r invocation) do(t *testing.T) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), waitBound)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(bin, "acprun"), r.args...)
 	cmd.Dir = r.dir

@@ -273,7 +273,7 @@ var notRunnable = []struct {
 	why   string
 	lines *regexp.Regexp
 }{
-	{"needs a runtime's credential or a build host", regexp.MustCompile(`gemini|claude-agent-acp|codex-acp|opencode|--ssh-host`)},
+	{"needs a runtime's credential or a build host", regexp.MustCompile(`gemini|claude-agent-acp|codex-acp|opencode|copilot|qwen|cline|--ssh-host`)},
 	{"resolves only once acpkit.dev is served (docs/RELEASING.md)", regexp.MustCompile(`@latest`)},
 	{"is the whole test suite, this test among it", regexp.MustCompile(`^make test\b`)},
 	{"is a synopsis, not a command", regexp.MustCompile(`\[flags\]`)},

@@ -89,7 +89,13 @@ func pop[T any](q *[]T) (T, bool) {
 
 // wire receives the adapter's tap; only lines the runtime sent matter.
 func (v *textView) wire(e adapter.WireEvent) {
-	if e.Kind != adapter.WireRecv || !(v.live || v.verbose) {
+	if e.Kind != adapter.WireRecv {
+		return
+	}
+	v.mu.Lock()
+	v.noteRequest(e.Line)
+	v.mu.Unlock()
+	if !(v.live || v.verbose) {
 		return
 	}
 	// A cheap test first: the decode is skipped for all but updates.

@@ -95,6 +95,11 @@ type textView struct {
 	below         bool
 	// queue holds what the wire tap read until its event arrives.
 	queue wireQueue
+	// unimplemented are the methods of requests the adapter answers
+	// -32601 (PM-4), in the order read, until their events arrive;
+	// quirks are the vendor methods shown so far (quirks.go).
+	unimplemented []string
+	quirks        map[string]bool
 
 	quit chan struct{}
 	done chan struct{}
@@ -346,6 +351,10 @@ func (v *textView) event(e adapter.Event) {
 				e.Usage.Input, e.Usage.Output, e.Usage.Total, e.Usage.CacheRead, modelSuffix(e.Model)))
 		}
 	case adapter.EventMalformed:
+		if isUnimplemented(e) {
+			v.unimplementedEvent(e)
+			break
+		}
 		v.tagged(ansiRed, "malformed", e.Message)
 	case adapter.EventSessionStarted, adapter.EventTurnCompleted, adapter.EventTurnFailed,
 		adapter.EventTurnCancelled, adapter.EventTurnInputRequired, adapter.EventTurnEndedWithError:
