@@ -42,49 +42,96 @@ var replayUpdates = map[string]bool{
 	gen.SessionUpdateAgentMessageChunkTag: true,
 }
 
-// Standard returns the registry of every check acpcheck runs, in the order
-// they are reported.
-func Standard() *Registry {
-	r := &Registry{}
-	r.Register(Check{ID: "initialize.version", Tier: TierMandatory,
-		Title: "initialize answers the requested protocol version (1)", Run: checkVersion})
-	r.Register(Check{ID: "initialize.negotiation", Tier: TierMandatory,
-		Title: "a request for an unsupported version is answered with the agent's own latest", Run: checkNegotiation})
-	r.Register(Check{ID: "initialize.capabilities", Tier: TierMandatory,
-		Title: "capability shapes match the schema and decode", Run: checkCapabilities})
-	r.Register(Check{ID: "initialize.agent-info", Tier: TierAdvisory,
-		Title: "initialize names the agent (agentInfo)", Run: checkAgentInfo})
-	r.Register(Check{ID: "rpc.unknown-method", Tier: TierMandatory,
-		Title: "an unknown method, plain or extension, is answered -32601", Run: checkUnknownMethod})
-	r.Register(Check{ID: "rpc.unknown-notification", Tier: TierMandatory,
-		Title: "an unknown extension notification is ignored", Run: checkUnknownNotification})
-	r.Register(Check{ID: "rpc.parse-error", Tier: TierMandatory,
-		Title: "a non-JSON line gets -32700 or is ignored, and the agent keeps working", Run: checkParseError})
-	r.Register(Check{ID: "session.new", Tier: TierMandatory,
-		Title: "session/new returns a session id", Run: checkNewSession})
-	r.Register(Check{ID: "session.unknown-id", Tier: TierMandatory,
-		Title: "a prompt for an unknown session id is an error", Run: checkUnknownSession})
-	r.Register(Check{ID: "prompt.updates-before-response", Tier: TierMandatory,
-		Title: "every update of a turn arrives before the prompt response", Run: checkUpdatesBeforeResponse})
-	r.Register(Check{ID: "prompt.session-ids", Tier: TierAdvisory,
-		Title: "the updates of a turn name the prompted session", Run: checkSessionIDs})
-	r.Register(Check{ID: "rpc.cancel-request", Tier: TierAdvisory,
-		Title: "a prompt cancelled with $/cancel_request is still answered (a result or -32800)", Run: checkCancelRequest})
-	r.Register(Check{ID: "prompt.cancel", Tier: TierMandatory,
-		Title: "session/cancel ends the turn with stopReason cancelled", Run: checkCancel})
-	r.Register(Check{ID: "session.load", Tier: TierCapability,
-		Title: "session/load replays the conversation before responding", Run: checkLoad})
-	r.Register(Check{ID: "session.resume", Tier: TierCapability,
-		Title: "session/resume responds without replaying", Run: checkResume})
-	r.Register(Check{ID: "session.close", Tier: TierCapability,
-		Title: "session/close succeeds when advertised", Run: checkClose})
-	r.Register(Check{ID: "session.delete", Tier: TierCapability,
-		Title: "session/delete succeeds when advertised, also for an unknown id", Run: checkDelete})
-	r.Register(Check{ID: "process.stdin-close", Tier: TierMandatory,
-		Title: "the process exits within the bound after stdin closes", Run: checkStdinClose})
-	r.Register(Check{ID: "process.sigterm", Tier: TierAdvisory,
-		Title: "the process exits within the bound after " + signalName, Run: checkTerminate})
+// Standard returns the registry of every agent check acpcheck runs, in
+// the order they are reported.
+func Standard() *Registry[*Session] {
+	r := NewRegistry[*Session](RoleAgent)
+	for _, c := range standardChecks {
+		r.Register(c)
+	}
 	return r
+}
+
+// standardChecks are the agent checks in report order. Pins cite the
+// pinned schema (schema/v1/schema.json: a definition and what its text
+// says) or the protocol's documents at agentclientprotocol.com/protocol.
+var standardChecks = []Check[*Session]{
+	{ID: "initialize.version", Tier: TierMandatory, Needs: needsHandshake,
+		Title: "initialize answers the requested protocol version (1)",
+		Pins:  "schema InitializeResponse.protocolVersion: the version the client specified if supported by the agent",
+		Run:   checkVersion},
+	{ID: "initialize.negotiation", Tier: TierMandatory, Needs: needsHandshake,
+		Title: "a request for an unsupported version is answered with the agent's own latest",
+		Pins:  "schema InitializeResponse.protocolVersion: …or the latest protocol version supported by the agent",
+		Run:   checkNegotiation},
+	{ID: "initialize.capabilities", Tier: TierMandatory, Needs: needsHandshake,
+		Title: "capability shapes match the schema and decode",
+		Pins:  "schema InitializeResponse, AgentCapabilities, AuthMethod, Implementation: member types",
+		Run:   checkCapabilities},
+	{ID: "initialize.agent-info", Tier: TierAdvisory, Needs: needsHandshake,
+		Title: "initialize names the agent (agentInfo)",
+		Pins:  "schema InitializeResponse.agentInfo: optional in v1; in future versions of the protocol, required",
+		Run:   checkAgentInfo},
+	{ID: "rpc.unknown-method", Tier: TierMandatory, Needs: needsHandshake,
+		Title: "an unknown method, plain or extension, is answered -32601",
+		Pins:  "schema ErrorCode -32601 Method not found; docs extensibility: unrecognized _ methods get -32601",
+		Run:   checkUnknownMethod},
+	{ID: "rpc.unknown-notification", Tier: TierMandatory, Needs: needsHandshake,
+		Title: "an unknown extension notification is ignored",
+		Pins:  "JSON-RPC 2.0: a notification is never answered; docs extensibility: unknown _ notifications SHOULD be ignored",
+		Run:   checkUnknownNotification},
+	{ID: "rpc.parse-error", Tier: TierMandatory, Needs: needsHandshake,
+		Title: "a non-JSON line gets -32700 or is ignored, and the agent keeps working",
+		Pins:  "schema ErrorCode -32700 Parse error; JSON-RPC 2.0: its response carries id null",
+		Run:   checkParseError},
+	{ID: "session.new", Tier: TierMandatory, Needs: needsSession,
+		Title: "session/new returns a session id",
+		Pins:  "schema NewSessionResponse.sessionId (required)",
+		Run:   checkNewSession},
+	{ID: "session.unknown-id", Tier: TierMandatory, Needs: needsSession,
+		Title: "a prompt for an unknown session id is an error",
+		Pins:  "schema ErrorCode -32002 Resource not found: a given resource, such as a session, was not found",
+		Run:   checkUnknownSession},
+	{ID: "prompt.updates-before-response", Tier: TierMandatory, Needs: needsTurn,
+		Title: "every update of a turn arrives before the prompt response",
+		Pins:  "docs prompt-turn: the agent reports output with session/update, then responds with the stop reason",
+		Run:   checkUpdatesBeforeResponse},
+	{ID: "prompt.session-ids", Tier: TierAdvisory, Needs: needsTurn,
+		Title: "the updates of a turn name the prompted session",
+		Pins:  "schema SessionNotification.sessionId: the session the update belongs to",
+		Run:   checkSessionIDs},
+	{ID: "rpc.cancel-request", Tier: TierAdvisory, Needs: needsTurn,
+		Title: "a prompt cancelled with $/cancel_request is still answered (a result or -32800)",
+		Pins:  "schema CancelRequestNotification; ErrorCode -32800 Request cancelled",
+		Run:   checkCancelRequest},
+	{ID: "prompt.cancel", Tier: TierMandatory, Needs: needsTurn,
+		Title: "session/cancel ends the turn with stopReason cancelled",
+		Pins:  "schema StopReason cancelled: MUST be returned when the client sends a session/cancel notification",
+		Run:   checkCancel},
+	{ID: "session.load", Tier: TierCapability, Gate: GateLoadSession, Needs: needsTurn,
+		Title: "session/load replays the conversation before responding",
+		Pins:  "docs session-setup loading: the agent MUST replay the entire conversation via session/update, then respond",
+		Run:   checkLoad},
+	{ID: "session.resume", Tier: TierCapability, Gate: GateResume, Needs: needsTurn,
+		Title: "session/resume responds without replaying",
+		Pins:  "schema ResumeSessionRequest: resumes without returning previous messages",
+		Run:   checkResume},
+	{ID: "session.close", Tier: TierCapability, Gate: GateClose, Needs: needsSession,
+		Title: "session/close succeeds when advertised",
+		Pins:  "schema CloseSessionRequest: the agent frees the resources associated with the session",
+		Run:   checkClose},
+	{ID: "session.delete", Tier: TierCapability, Gate: GateDelete, Needs: needsSession,
+		Title: "session/delete succeeds when advertised, also for an unknown id",
+		Pins:  "schema DeleteSessionRequest",
+		Run:   checkDelete},
+	{ID: "process.stdin-close", Tier: TierMandatory, Needs: needsHandshake,
+		Title: "the process exits within the bound after stdin closes",
+		Pins:  "no explicit text: stdio has no shutdown message (docs transports), so the end of stdin is how a client ends an agent",
+		Run:   checkStdinClose},
+	{ID: "process.sigterm", Tier: TierAdvisory, Needs: needsHandshake,
+		Title: "the process exits within the bound after " + signalName,
+		Pins:  "good practice for a subprocess (no protocol text)",
+		Run:   checkTerminate},
 }
 
 func checkVersion(ctx context.Context, s *Session) error {
@@ -111,7 +158,7 @@ func checkNegotiation(ctx context.Context, s *Session) error {
 	}
 	if m.Error != nil {
 		if m.Error.Code == CodeAuthRequired {
-			return NeedsCredentialf("initialize answered %v: the agent needs a credential (log it in first)", m.Error)
+			return NeedsCredentialf(NeedHandshake, "initialize answered %v: the agent needs a credential (log it in first)", m.Error)
 		}
 		return Failf("initialize for version %d answered %v, want the agent's own latest version", FutureVersion, m.Error)
 	}
@@ -399,8 +446,8 @@ func checkLoad(ctx context.Context, s *Session) error {
 	if err != nil {
 		return prereq(err)
 	}
-	if !h.LoadSession() {
-		return Skipf("agent does not advertise loadSession")
+	if err := requireGate(h, GateLoadSession); err != nil {
+		return err
 	}
 	sid, err := priorTurn(ctx, s)
 	if err != nil {
@@ -427,8 +474,8 @@ func checkResume(ctx context.Context, s *Session) error {
 	if err != nil {
 		return prereq(err)
 	}
-	if !h.SessionCapability("resume") {
-		return Skipf("agent does not advertise sessionCapabilities.resume")
+	if err := requireGate(h, GateResume); err != nil {
+		return err
 	}
 	sid, err := priorTurn(ctx, s)
 	if err != nil {
@@ -455,8 +502,8 @@ func checkClose(ctx context.Context, s *Session) error {
 	if err != nil {
 		return prereq(err)
 	}
-	if !h.SessionCapability("close") {
-		return Skipf("agent does not advertise sessionCapabilities.close")
+	if err := requireGate(h, GateClose); err != nil {
+		return err
 	}
 	sid, err := s.NewSession(ctx)
 	if err != nil {
@@ -477,8 +524,8 @@ func checkDelete(ctx context.Context, s *Session) error {
 	if err != nil {
 		return prereq(err)
 	}
-	if !h.SessionCapability("delete") {
-		return Skipf("agent does not advertise sessionCapabilities.delete")
+	if err := requireGate(h, GateDelete); err != nil {
+		return err
 	}
 	sid, err := s.NewSession(ctx)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -31,7 +32,19 @@ var allCaps = []string{"--load-session", "--resume", "--close", "--delete"}
 
 func grade(t *testing.T, flags ...string) map[string]check.Result {
 	t.Helper()
-	results, err := check.Run(context.Background(), check.Standard(), check.Config{
+	rep := gradeReport(t, flags...)
+	byID := map[string]check.Result{}
+	for _, r := range rep.Results {
+		byID[r.ID] = r
+	}
+	require.Len(t, byID, len(check.Standard().Checks()))
+	return byID
+}
+
+// gradeReport grades the reference agent run with flags.
+func gradeReport(t *testing.T, flags ...string) check.Report {
+	t.Helper()
+	rep, err := check.Grade(context.Background(), check.Standard(), check.Config{
 		Target: check.Target{Argv: append([]string{refagent}, flags...), Dir: t.TempDir()},
 		// Generous bounds: a loaded CI machine must not turn a slow answer
 		// into a failure. Only the breakers that fail by silence wait them
@@ -40,24 +53,18 @@ func grade(t *testing.T, flags ...string) map[string]check.Result {
 		ExitBound: testExitBound,
 	})
 	require.NoError(t, err)
-	byID := map[string]check.Result{}
-	for _, r := range results {
-		byID[r.ID] = r
-	}
-	require.Len(t, byID, len(check.Standard().Checks()))
-	return byID
+	require.Len(t, rep.Results, len(check.Standard().Checks()))
+	return rep
 }
 
 func TestStandard_ReferenceAgentPassesEveryCheck(t *testing.T) {
-	results := grade(t, allCaps...)
-	var rs []check.Result
-	for _, c := range check.Standard().Checks() {
-		r := results[c.ID]
-		assert.Equal(t, check.StatusPass, r.Status, "%s: %s", c.ID, r.Reason)
+	rep := gradeReport(t, allCaps...)
+	for _, r := range rep.Results {
+		assert.Equal(t, check.StatusPass, r.Status, "%s: %s", r.ID, r.Reason)
 		assert.Empty(t, r.Transcript, "a passing check keeps no transcript")
-		rs = append(rs, r)
 	}
-	assert.False(t, check.Failed(rs))
+	assert.Equal(t, check.VerdictOK, rep.Verdict)
+	assert.Equal(t, rep.Mandatory.Total, rep.Mandatory.Graded)
 }
 
 // TestStandard_NotificationsBetweenTurnsAreLegitimate: vendor
@@ -77,6 +84,7 @@ func TestStandard_CapabilityChecksSkipWhenNotAdvertised(t *testing.T) {
 		if r.Tier == check.TierCapability {
 			assert.Equal(t, check.StatusSkip, r.Status, id)
 			assert.Contains(t, r.Reason, "does not advertise", id)
+			assert.True(t, r.NotLaunched, "%s: the earlier initialize answers said it is not advertised", id)
 		} else {
 			assert.Equal(t, check.StatusPass, r.Status, "%s: %s", id, r.Reason)
 		}
@@ -150,23 +158,35 @@ var needsATurn = map[string]bool{
 }
 
 // TestStandard_PromptFailuresNeedAWorkingModel: a prompt refused for want
-// of credentials or backend is "needs a working model", not a failure.
+// of credentials or backend is "needs a working model", not a failure; the
+// first check that meets it launches the agent, the later ones that need a
+// turn are reported alike without a launch, and the run is INCOMPLETE.
 func TestStandard_PromptFailuresNeedAWorkingModel(t *testing.T) {
 	for _, code := range []string{"-32000", "503"} {
 		t.Run(code, func(t *testing.T) {
-			results := grade(t, append([]string{"--prompt-error", code}, allCaps...)...)
-			var rs []check.Result
-			for id, r := range results {
-				rs = append(rs, r)
+			rep := gradeReport(t, append([]string{"--prompt-error", code}, allCaps...)...)
+			first := ""
+			for _, r := range rep.Results {
 				switch {
-				case needsATurn[id]:
-					assert.Equal(t, check.StatusNeedsModel, r.Status, "%s: %s", id, r.Reason)
-					assert.Contains(t, r.Reason, code)
+				case needsATurn[r.ID]:
+					assert.Equal(t, check.StatusNeedsModel, r.Status, "%s: %s", r.ID, r.Reason)
+					if first == "" {
+						first = r.ID
+						assert.False(t, r.NotLaunched, r.ID)
+						assert.Contains(t, r.Reason, code)
+						assert.NotEmpty(t, r.Transcript, "the refusal's transcript is kept")
+					} else {
+						assert.True(t, r.NotLaunched, "%s launched the agent again: %s", r.ID, r.Reason)
+						assert.Equal(t, "not launched: needs a working model, as "+first+" found", r.Reason)
+						assert.Empty(t, r.Transcript)
+					}
 				default:
-					assert.Equal(t, check.StatusPass, r.Status, "%s: %s", id, r.Reason)
+					assert.Equal(t, check.StatusPass, r.Status, "%s: %s", r.ID, r.Reason)
 				}
 			}
-			assert.False(t, check.Failed(rs), "needing a model is not a conformance failure")
+			assert.False(t, check.Failed(rep.Results), "needing a model is not a conformance failure")
+			assert.Equal(t, check.VerdictIncomplete, rep.Verdict, "mandatory checks were not graded")
+			assert.False(t, rep.OK)
 		})
 	}
 }
@@ -217,32 +237,60 @@ func TestReadme_ListsEveryCheckWithItsBreakingFlag(t *testing.T) {
 }
 
 // TestStandard_LoggedOutAgentNeedsACredential: -32000 on session/new or
-// initialize is "needs a credential", once, and never a failure; every
-// later check that meets it skips with its reason.
+// initialize is "needs a credential" and never a failure. The agent is
+// launched once for the refusal plus once for each check that needs no
+// more than what it granted; every other check is reported alike without a
+// launch, and the run is INCOMPLETE, with the reason in the summary.
 func TestStandard_LoggedOutAgentNeedsACredential(t *testing.T) {
-	for _, tc := range []struct{ flag, first string }{
-		{"--fail-new-session", "session.new"},
-		{"--fail-initialize", "initialize.version"},
+	for _, tc := range []struct {
+		flag, first string
+		// granted is what the logged-out agent still serves.
+		granted check.Need
+	}{
+		{"--fail-new-session", "session.new", check.NeedHandshake},
+		{"--fail-initialize", "initialize.version", ""},
 	} {
 		t.Run(tc.flag, func(t *testing.T) {
-			rep, err := check.Grade(context.Background(), check.Standard(), check.Config{
-				Target:  check.Target{Argv: []string{refagent, tc.flag, "-32000"}, Dir: t.TempDir()},
-				Timeout: testTimeout, ExitBound: testExitBound,
-			})
-			require.NoError(t, err)
-			byID := map[string]check.Result{}
-			for _, r := range rep.Results {
-				byID[r.ID] = r
-				assert.NotEqual(t, check.StatusFail, r.Status, "%s: %s", r.ID, r.Reason)
+			rep := gradeReport(t, tc.flag, "-32000")
+			needs := map[string][]check.Need{}
+			for _, c := range check.Standard().Checks() {
+				needs[c.ID] = c.Needs
 			}
-			first := byID[tc.first]
-			assert.Equal(t, check.StatusNeedsCredential, first.Status, first.Reason)
-			assert.Contains(t, first.Reason, "-32000")
-			assert.NotEmpty(t, first.Transcript, "the refusal's transcript is kept")
-			assert.Equal(t, 1, rep.Summary.NeedsCredential)
-			assert.Equal(t, check.StatusSkip, byID["prompt.cancel"].Status)
-			assert.Contains(t, byID["prompt.cancel"].Reason, "needs a credential (see "+tc.first+")")
-			assert.True(t, rep.OK, "a logged-out agent does not fail conformance")
+			launches := 0
+			for _, r := range rep.Results {
+				assert.NotEqual(t, check.StatusFail, r.Status, "%s: %s", r.ID, r.Reason)
+				if !r.NotLaunched {
+					launches++
+				}
+				onlyGranted := tc.granted != "" && !slices.ContainsFunc(needs[r.ID], func(n check.Need) bool { return n != tc.granted })
+				switch {
+				case r.ID == tc.first:
+					assert.Equal(t, check.StatusNeedsCredential, r.Status, r.Reason)
+					assert.Contains(t, r.Reason, "-32000")
+					assert.NotEmpty(t, r.Transcript, "the refusal's transcript is kept")
+				case onlyGranted:
+					assert.False(t, r.NotLaunched, "%s needs only what the agent grants: %s", r.ID, r.Reason)
+				case r.Tier == check.TierCapability && tc.granted != "":
+					// The initialize answers said what is not advertised.
+					assert.True(t, r.NotLaunched, "%s: %s", r.ID, r.Reason)
+					assert.Equal(t, check.StatusSkip, r.Status, r.ID)
+					assert.Contains(t, r.Reason, "agent does not advertise")
+				default:
+					assert.True(t, r.NotLaunched, "%s launched the logged-out agent again (%s)", r.ID, r.Reason)
+					assert.Equal(t, check.StatusNeedsCredential, r.Status, r.ID)
+					assert.Equal(t, "not launched: needs a credential, as "+tc.first+" found", r.Reason)
+				}
+			}
+			if tc.granted == "" {
+				assert.Equal(t, 1, launches, "an agent that refuses initialize is launched once")
+			}
+			assert.Equal(t, check.VerdictIncomplete, rep.Verdict)
+			assert.Equal(t, check.ExitIncomplete, rep.Verdict.ExitCode())
+			assert.Less(t, rep.Mandatory.Graded, rep.Mandatory.Total)
+			groups := rep.NotGradedGroups()
+			require.NotEmpty(t, groups)
+			assert.Equal(t, check.StatusNeedsCredential, groups[0].Status)
+			assert.Contains(t, groups[0].Reason, "-32000", "the summary says why, from the refusal itself")
 		})
 	}
 }
@@ -258,7 +306,7 @@ func TestGrade_NamesTheAgentAndReportsProgress(t *testing.T) {
 		KeepTranscripts: true,
 	})
 	require.NoError(t, err)
-	assert.Equal(t, check.Agent{Name: "graded-agent", Version: "3.1.4"}, rep.Agent)
+	assert.Equal(t, check.Peer{Name: "graded-agent", Version: "3.1.4"}, rep.Peer)
 	assert.Equal(t, []check.Progress{{N: 1, Total: 2, ID: "initialize.version"}, {N: 2, Total: 2, ID: "session.new"}}, seen)
 	for _, r := range rep.Results {
 		assert.Equal(t, check.StatusPass, r.Status)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/segmentio/encoding/json"
 
@@ -26,16 +25,29 @@ type Handshake struct {
 	// AgentInfo is the raw agentInfo (nil when absent).
 	AgentInfo json.RawMessage
 
-	loadSession bool
-	session     map[string]bool
+	gates map[string]bool
 }
 
-// LoadSession reports whether the agent advertised loadSession: true.
-func (h *Handshake) LoadSession() bool { return h.loadSession }
+// The capability gates Handshake.Advertises knows, as check Gates name
+// them.
+const (
+	GateLoadSession     = "loadSession"
+	GateResume          = "sessionCapabilities.resume"
+	GateClose           = "sessionCapabilities.close"
+	GateDelete          = "sessionCapabilities.delete"
+	GateList            = "sessionCapabilities.list"
+	GateImage           = "promptCapabilities.image"
+	GateAudio           = "promptCapabilities.audio"
+	GateEmbeddedContext = "promptCapabilities.embeddedContext"
+	GateMCPHTTP         = "mcpCapabilities.http"
+	GateMCPSSE          = "mcpCapabilities.sse"
+)
 
-// SessionCapability reports whether sessionCapabilities.<name> is present
-// and not null (presence means support).
-func (h *Handshake) SessionCapability(name string) bool { return h.session[name] }
+// Advertises reports whether the agent advertised the capability gate
+// names. Capabilities are read the way an SDK client reads them: through
+// the generated decoder, where a malformed capability means "not
+// advertised".
+func (h *Handshake) Advertises(gate string) bool { return h.gates[gate] }
 
 // initializeParams is the client's side of the handshake: no client
 // capability is offered, so the agent must not call fs or terminal methods.
@@ -51,19 +63,23 @@ func initializeParams(version int) map[string]any {
 }
 
 // Initialize performs the handshake. Any failure is returned as a check
-// failure.
+// failure; a -32000 answer as "needs a credential".
 func (s *Session) Initialize(ctx context.Context) (*Handshake, error) {
-	m, err := s.Call(ctx, gen.MethodInitialize, initializeParams(RequestedVersion))
+	return s.initializeWith(ctx, initializeParams(RequestedVersion))
+}
+
+func (s *Session) initializeWith(ctx context.Context, params map[string]any) (*Handshake, error) {
+	m, err := s.Call(ctx, gen.MethodInitialize, params)
 	if err != nil {
 		return nil, Failf("initialize: %v", err)
 	}
 	if m.Error != nil {
 		if m.Error.Code == CodeAuthRequired {
-			return nil, NeedsCredentialf("initialize answered %v: the agent needs a credential (log it in first)", m.Error)
+			return nil, NeedsCredentialf(NeedHandshake, "initialize answered %v: the agent needs a credential (log it in first)", m.Error)
 		}
 		return nil, Failf("initialize answered %v", m.Error)
 	}
-	h := &Handshake{Result: m.Result}
+	h := &Handshake{Result: m.Result, gates: map[string]bool{}}
 	var r struct {
 		ProtocolVersion json.Number     `json:"protocolVersion"`
 		Caps            json.RawMessage `json:"agentCapabilities"`
@@ -75,43 +91,41 @@ func (s *Session) Initialize(ctx context.Context) (*Handshake, error) {
 		return nil, Failf("initialize result is not an object: %v", err)
 	}
 	h.ProtocolVersion, h.Caps, h.AgentInfo = r.ProtocolVersion, r.Caps, r.AgentInfo
-	var info Agent
+	var info Peer
 	if json.Unmarshal(r.AgentInfo, &info) == nil {
-		s.agent = info
+		s.peer = info
 	}
-	// Capability facts are read the way an SDK client reads them: through
-	// the generated decoder, where a malformed capability means "not
-	// advertised". The capabilities check is the one that judges shapes.
+	// The capabilities check is the one that judges shapes; here a
+	// malformed capability reads as not advertised.
 	var typed gen.InitializeResponse
 	if err := typed.UnmarshalJSON(m.Result); err == nil {
-		sc := typed.AgentCapabilities.SessionCapabilities
-		h.loadSession = typed.AgentCapabilities.LoadSession
-		h.session = map[string]bool{
-			"resume": sc.Resume != nil, "close": sc.Close != nil,
-			"delete": sc.Delete != nil, "list": sc.List != nil,
+		c := typed.AgentCapabilities
+		sc, pc := c.SessionCapabilities, c.PromptCapabilities
+		h.gates = map[string]bool{
+			GateLoadSession: c.LoadSession,
+			GateResume:      sc.Resume != nil, GateClose: sc.Close != nil,
+			GateDelete: sc.Delete != nil, GateList: sc.List != nil,
+			GateImage: pc.Image, GateAudio: pc.Audio, GateEmbeddedContext: pc.EmbeddedContext,
+			GateMCPHTTP: c.McpCapabilities.HTTP, GateMCPSSE: c.McpCapabilities.SSE,
 		}
+		s.advertised.learn(h.gates)
 	}
 	return h, nil
+}
+
+// requireGate skips the check when the agent does not advertise gate.
+func requireGate(h *Handshake, gate string) error {
+	if !h.Advertises(gate) {
+		return Skipf("agent does not advertise %s", gate)
+	}
+	return nil
 }
 
 // CodeAuthRequired is ACP's "authentication required" error code.
 const CodeAuthRequired = -32000
 
-// Agent is how the agent names itself in initialize's agentInfo.
-type Agent struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
-}
-
-// String renders "name version", or says the agent did not name itself.
-func (a Agent) String() string {
-	if a.Name == "" {
-		return "an agent that does not name itself (no agentInfo)"
-	}
-	return strings.TrimSpace(a.Name + " " + a.Version)
-}
-
-// NewSession creates a session and returns its id.
+// NewSession creates a session in Cwd and returns its id. A -32000
+// answer is "needs a credential" (NeedSession).
 func (s *Session) NewSession(ctx context.Context) (string, error) {
 	m, err := s.Call(ctx, gen.MethodSessionNew, map[string]any{"cwd": s.Cwd, "mcpServers": []any{}})
 	if err != nil {
@@ -119,7 +133,7 @@ func (s *Session) NewSession(ctx context.Context) (string, error) {
 	}
 	if m.Error != nil {
 		if m.Error.Code == CodeAuthRequired {
-			return "", NeedsCredentialf("session/new answered %v: the agent needs a credential (log it in first)", m.Error)
+			return "", NeedsCredentialf(NeedSession, "session/new answered %v: the agent needs a credential (log it in first)", m.Error)
 		}
 		return "", Failf("session/new answered %v", m.Error)
 	}
@@ -127,7 +141,7 @@ func (s *Session) NewSession(ctx context.Context) (string, error) {
 		SessionID string `json:"sessionId"`
 	}
 	if err := json.Unmarshal(m.Result, &r); err != nil || r.SessionID == "" {
-		return "", Failf("session/new result has no sessionId string: %s", m.Result)
+		return "", Failf("session/new result has no sessionId string: %s", truncate(string(m.Result), 200))
 	}
 	return r.SessionID, nil
 }

@@ -79,6 +79,9 @@ type Target struct {
 	Dir string
 	// Env, when non-nil, replaces the inherited environment.
 	Env []string
+	// Secrets are values of Env the user handed the agent (credentials):
+	// they are masked wherever they occur in transcripts and reasons.
+	Secrets []string
 }
 
 // Session is one launched agent process and acpcheck's raw JSON-RPC view of
@@ -111,8 +114,10 @@ type Session struct {
 
 	helpers sync.WaitGroup // reader, stderr collector, answerers, reaper
 
-	// agent is what the last initialize answer named (agentInfo).
-	agent Agent
+	// peer is what the last initialize answer named (agentInfo).
+	peer Peer
+	// advertised collects what the agent advertises, for the grading.
+	advertised *advertised
 }
 
 // Launch starts the agent described by t.
@@ -146,7 +151,7 @@ func Launch(t Target, timeout, exitBound time.Duration) (*Session, error) {
 		Timeout:   timeout,
 		ExitBound: exitBound,
 		Cwd:       t.Dir,
-		tr:        newTranscript(),
+		tr:        newTranscript(newMasker(t.Secrets)),
 		cmd:       cmd,
 		stdin:     inW,
 		stdout:    outR,
@@ -181,6 +186,17 @@ func (s *Session) Transcript() []Line { return s.tr.snapshot() }
 
 // Notef adds a note to the transcript.
 func (s *Session) Notef(format string, args ...any) { s.tr.notef(format, args...) }
+
+// Peer is the agent as its last initialize answer named it.
+func (s *Session) Peer() Peer { return s.peer }
+
+// Interrupt notes why and closes the agent's stdin, which unblocks a
+// write to an agent that stopped reading; every wait honours the check's
+// context.
+func (s *Session) Interrupt(note string) {
+	s.tr.notef("%s", note)
+	s.CloseStdin()
+}
 
 func (s *Session) reap() {
 	defer s.helpers.Done()

@@ -38,14 +38,17 @@ type Line struct {
 // transcript collects lines from several goroutines.
 type transcript struct {
 	start time.Time
+	mask  *masker
 	mu    sync.Mutex
 	lines []Line
 }
 
-func newTranscript() *transcript { return &transcript{start: time.Now()} }
+func newTranscript(mask *masker) *transcript { return &transcript{start: time.Now(), mask: mask} }
 
+// add records one line, secrets masked before it is cut to length (so no
+// part of one survives the cut).
 func (t *transcript) add(dir Direction, b []byte) {
-	text := string(b)
+	text := t.mask.text(string(b))
 	if len(text) > maxTranscriptText {
 		text = fmt.Sprintf("%s… (%d bytes in all)", text[:maxTranscriptText], len(b))
 	}

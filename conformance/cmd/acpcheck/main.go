@@ -13,13 +13,26 @@
 // agent graded (its initialize agentInfo). On a terminal a progress line
 // on stderr shows the check running, its number and how long it has run.
 // An agent that answers initialize or session/new with -32000 is logged
-// out: that check reports "needs a credential", the later ones that meet
-// it skip, and none of it is a failure.
+// out: the check that meets it reports "needs a credential", and every
+// later check that needs a session is reported the same without launching
+// the agent again; none of it is a failure, but none of it is graded
+// either. A prompt answered with an authentication or backend error is
+// "needs a working model", likewise once.
 //
-// Exit status: 0 when every mandatory and advertised-capability check
-// passed (or is a known failure in --baseline); 1 when one failed, or when
-// a baseline entry's check now passes (the baseline is stale); 2 when the
-// arguments are wrong or the agent cannot be launched.
+// The summary says how many mandatory checks were graded and, for the
+// others, why not. The verdict and the exit status:
+//
+//	0  OK          every mandatory check ran and passed, and no
+//	               advertised-capability check failed (known failures
+//	               in --baseline excepted)
+//	1  FAILED      a mandatory or advertised-capability check failed, or
+//	               a baseline entry's check now passes (the baseline is
+//	               stale)
+//	2              the arguments are wrong or the agent cannot be launched
+//	3  INCOMPLETE  nothing failed, but a mandatory check did not run
+//	               (logged out, no working model, nothing to observe)
+//
+// With --only the verdict covers the checks chosen.
 package main
 
 import (
@@ -63,11 +76,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, live bool
 	baseline := fs.String("baseline", "", "file of known failures for this peer (\"CHECK-ID note\" per line)")
 	only := fs.String("only", "", "comma-separated check IDs to run (default: all)")
 	verbose := fs.Bool("v", false, "log each check as it finishes to stderr")
-	list := fs.Bool("list", false, "list the checks (ID, tier, requirement) and exit")
+	list := fs.Bool("list", false, "list the checks (ID, tier, requirement, what it pins) and exit")
 	transcripts := fs.String("transcripts", "", "write every check's wire transcript to `DIR`/<check ID>.txt")
 	version := fs.Bool("version", false, "print acpcheck's version and exit")
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return check.ExitUsage
 	}
 	if *version {
 		fmt.Fprintln(stdout, versionLine())
@@ -76,18 +89,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, live bool
 	if *list {
 		for _, c := range check.Standard().Checks() {
 			fmt.Fprintf(stdout, "%-32s %-10s %s\n", c.ID, c.Tier, c.Title)
+			if c.Gate != "" {
+				fmt.Fprintf(stdout, "%44sruns when the agent advertises %s\n", "", c.Gate)
+			}
+			fmt.Fprintf(stdout, "%44spins: %s\n", "", c.Pins)
 		}
 		return 0
 	}
 	argv := strings.Fields(*command)
 	if len(argv) == 0 {
 		fmt.Fprintln(stderr, "acpcheck: --command is required")
-		return 2
+		return check.ExitUsage
 	}
 	dir, err := filepath.Abs(*cwd)
 	if err != nil {
 		fmt.Fprintf(stderr, "acpcheck: --cwd: %v\n", err)
-		return 2
+		return check.ExitUsage
 	}
 	reg := check.Standard()
 	var ids []string
@@ -96,7 +113,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, live bool
 			id = strings.TrimSpace(id)
 			if _, ok := reg.Lookup(id); !ok {
 				fmt.Fprintf(stderr, "acpcheck: --only: unknown check %q\n", id)
-				return 2
+				return check.ExitUsage
 			}
 			ids = append(ids, id)
 		}
@@ -106,13 +123,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, live bool
 		f, err := os.Open(*baseline)
 		if err != nil {
 			fmt.Fprintf(stderr, "acpcheck: %v\n", err)
-			return 2
+			return check.ExitUsage
 		}
 		known, err = check.ParseBaseline(f, reg)
 		f.Close()
 		if err != nil {
 			fmt.Fprintf(stderr, "acpcheck: %s: %v\n", *baseline, err)
-			return 2
+			return check.ExitUsage
 		}
 	}
 	var logger *slog.Logger
@@ -122,7 +139,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, live bool
 	if *transcripts != "" {
 		if err := os.MkdirAll(*transcripts, 0o755); err != nil {
 			fmt.Fprintf(stderr, "acpcheck: --transcripts: %v\n", err)
-			return 2
+			return check.ExitUsage
 		}
 	}
 	cfg := check.Config{
@@ -142,17 +159,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, live bool
 	bar.stop()
 	if err != nil {
 		fmt.Fprintf(stderr, "acpcheck: %v\n", err)
-		return 2
+		return check.ExitUsage
 	}
 	if errors.Is(ctx.Err(), context.Canceled) {
 		fmt.Fprintln(stderr, "acpcheck: interrupted")
-		return 2
+		return check.ExitUsage
 	}
-	known.Apply(rep.Results)
 	if *transcripts != "" {
 		if err := writeTranscripts(*transcripts, rep.Results); err != nil {
 			fmt.Fprintf(stderr, "acpcheck: --transcripts: %v\n", err)
-			return 2
+			return check.ExitUsage
 		}
 		// The report keeps its usual shape: transcripts of what did not pass.
 		for i, r := range rep.Results {
@@ -161,20 +177,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, live bool
 			}
 		}
 	}
-	rep = check.NewReport(argv, rep.Agent, rep.Results)
+	rep.ApplyBaseline(known)
 	if *asJSON {
 		err = check.WriteJSON(stdout, rep)
 		// The verdict, naming the agent, for the person who ran it.
-		fmt.Fprintf(stderr, "acpcheck: %s\n", check.SummaryLine(rep.Agent, rep.Results))
+		fmt.Fprintf(stderr, "acpcheck: %s\n", check.SummaryLine(rep))
 	} else {
 		err = check.WriteTable(stdout, rep)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "acpcheck: %v\n", err)
-		return 2
+		return check.ExitUsage
 	}
-	if check.Failed(rep.Results) {
-		return 1
-	}
-	return 0
+	return rep.Verdict.ExitCode()
 }

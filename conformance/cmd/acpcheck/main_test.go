@@ -106,12 +106,19 @@ func TestAcpcheck_UsageErrorsExitTwo(t *testing.T) {
 	}
 }
 
-func TestAcpcheck_LoggedOutAgentNeedsACredentialAndExitsZero(t *testing.T) {
+// TestAcpcheck_LoggedOutAgentIsIncomplete: a logged-out agent is not a
+// failure, but not OK either: INCOMPLETE, exit status 3, with the
+// mandatory checks not graded and why.
+func TestAcpcheck_LoggedOutAgentIsIncomplete(t *testing.T) {
 	code, out, _ := acpcheck(t, "--command", refagent+" --fail-new-session -32000")
-	assert.Equal(t, 0, code, out)
+	assert.Equal(t, check.ExitIncomplete, code, out)
 	assert.Regexp(t, `(?m)^session\.new\s+mandatory\s+needs a credential\s+session/new answered error -32000`, out)
-	assert.Contains(t, out, "1 needs a credential")
+	assert.Regexp(t, `(?m)^prompt\.cancel\s+mandatory\s+needs a credential\s+not launched: needs a credential, as session.new found$`, out)
+	assert.Regexp(t, `(?m)^not graded: \d+ of \d+ mandatory checks$`, out)
+	assert.Regexp(t, `(?m)^  needs a credential \(\d+\): session\.new, .* — session/new answered error -32000`, out)
+	assert.Contains(t, out, "— INCOMPLETE (acpkit-refagent 1.0.0)")
 	assert.NotContains(t, out, "FAILED")
+	assert.NotContains(t, out, "— OK")
 }
 
 func TestAcpcheck_NamesTheAgentInTableJSONAndVerdict(t *testing.T) {
@@ -125,7 +132,8 @@ func TestAcpcheck_NamesTheAgentInTableJSONAndVerdict(t *testing.T) {
 	require.Equal(t, 0, code, out)
 	var rep check.Report
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
-	assert.Equal(t, check.Agent{Name: "graded-agent", Version: "3.1.4"}, rep.Agent)
+	assert.Equal(t, check.Peer{Name: "graded-agent", Version: "3.1.4"}, rep.Peer)
+	assert.Equal(t, check.VerdictOK, rep.Verdict)
 	assert.Contains(t, stderr, "— OK (graded-agent 3.1.4)")
 }
 
