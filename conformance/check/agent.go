@@ -31,6 +31,10 @@ var (
 type Config struct {
 	// Target is the agent command; each check launches it afresh.
 	Target Target
+	// AuthMethod, when set, is the auth method id acpcheck authenticates
+	// with (the authenticate request) before the first session/new of
+	// every agent process.
+	AuthMethod string
 	// Timeout bounds each wait for a response.
 	Timeout time.Duration
 	// ExitBound bounds each wait for the process to exit.
@@ -75,7 +79,7 @@ func Grade(ctx context.Context, r *Registry[*Session], cfg Config) (Report, erro
 		if err != nil {
 			return nil, err
 		}
-		s.advertised = known
+		s.authMethod, s.advertised = cfg.AuthMethod, known
 		return s, nil
 	}
 	rep, err := GradeWith(ctx, r, launch, Options{

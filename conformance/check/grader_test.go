@@ -27,12 +27,22 @@ const (
 	testExitBound = 3 * time.Second
 )
 
-// allCaps advertises every optional capability, so no check is skipped.
-var allCaps = []string{"--load-session", "--resume", "--close", "--delete"}
+// allCaps advertises every optional capability, so no check is skipped
+// when acpcheck authenticates with allCapsAuth.
+var allCaps = []string{"--load-session", "--resume", "--close", "--delete", "--auth-methods", allCapsAuth, "--require-auth"}
+
+// allCapsAuth is the auth method allCaps advertises and requires.
+const allCapsAuth = "key"
 
 func grade(t *testing.T, flags ...string) map[string]check.Result {
 	t.Helper()
-	rep := gradeReport(t, flags...)
+	return gradeAuth(t, "", flags...)
+}
+
+// gradeAuth grades with acpcheck's --auth-method set to authMethod.
+func gradeAuth(t *testing.T, authMethod string, flags ...string) map[string]check.Result {
+	t.Helper()
+	rep := gradeReportAuth(t, authMethod, flags...)
 	byID := map[string]check.Result{}
 	for _, r := range rep.Results {
 		byID[r.ID] = r
@@ -44,8 +54,14 @@ func grade(t *testing.T, flags ...string) map[string]check.Result {
 // gradeReport grades the reference agent run with flags.
 func gradeReport(t *testing.T, flags ...string) check.Report {
 	t.Helper()
+	return gradeReportAuth(t, "", flags...)
+}
+
+func gradeReportAuth(t *testing.T, authMethod string, flags ...string) check.Report {
+	t.Helper()
 	rep, err := check.Grade(context.Background(), check.Standard(), check.Config{
-		Target: check.Target{Argv: append([]string{refagent}, flags...), Dir: t.TempDir()},
+		AuthMethod: authMethod,
+		Target:     check.Target{Argv: append([]string{refagent}, flags...), Dir: t.TempDir()},
 		// Generous bounds: a loaded CI machine must not turn a slow answer
 		// into a failure. Only the breakers that fail by silence wait them
 		// out.
@@ -58,7 +74,7 @@ func gradeReport(t *testing.T, flags ...string) check.Report {
 }
 
 func TestStandard_ReferenceAgentPassesEveryCheck(t *testing.T) {
-	rep := gradeReport(t, allCaps...)
+	rep := gradeReportAuth(t, allCapsAuth, allCaps...)
 	for _, r := range rep.Results {
 		assert.Equal(t, check.StatusPass, r.Status, "%s: %s", r.ID, r.Reason)
 		assert.Empty(t, r.Transcript, "a passing check keeps no transcript")
@@ -72,7 +88,7 @@ func TestStandard_ReferenceAgentPassesEveryCheck(t *testing.T) {
 // after it and session_info_update after every prompt response break no
 // check.
 func TestStandard_NotificationsBetweenTurnsAreLegitimate(t *testing.T) {
-	results := grade(t, append([]string{"--chatty", "--words", "after"}, allCaps...)...)
+	results := gradeAuth(t, allCapsAuth, append([]string{"--chatty", "--words", "after"}, allCaps...)...)
 	for id, r := range results {
 		assert.Equal(t, check.StatusPass, r.Status, "%s: %s", id, r.Reason)
 	}
@@ -91,29 +107,39 @@ func TestStandard_CapabilityChecksSkipWhenNotAdvertised(t *testing.T) {
 	}
 }
 
+// breaker is a reference-agent flag set that breaks exactly one check's
+// requirement, with how acpcheck is run against it.
+type breaker struct {
+	flags []string
+	// authMethod is acpcheck's --auth-method for the run.
+	authMethod string
+}
+
 // breakers maps every check to the one reference-agent flag set that breaks
 // exactly its requirement. Capability flags only advertise what the broken
 // behaviour needs to be exercised.
-var breakers = map[string][]string{
-	"initialize.version":             {"--protocol-version", "2"},
-	"initialize.negotiation":         {"--echo-protocol-version"},
-	"initialize.capabilities":        {"--malformed-capabilities"},
-	"initialize.agent-info":          {"--no-agent-info"},
-	"rpc.unknown-method":             {"--unknown-method-code", "-32603"},
-	"rpc.unknown-notification":       {"--answer-notifications"},
-	"rpc.parse-error":                {"--die-on-garbage"},
-	"session.new":                    {"--fail-new-session", "-32603"},
-	"session.unknown-id":             {"--accept-unknown-session"},
-	"prompt.updates-before-response": {"--late-updates"},
-	"prompt.cancel":                  {"--cancel-stop-reason", "end_turn"},
-	"prompt.session-ids":             {"--words", "foreign"},
-	"rpc.cancel-request":             {"--drop-cancelled-requests"},
-	"session.load":                   {"--load-session", "--load-replay-after-response"},
-	"session.resume":                 {"--resume", "--resume-replays"},
-	"session.close":                  {"--close", "--fail-close"},
-	"session.delete":                 {"--delete", "--fail-delete"},
-	"process.stdin-close":            {"--ignore-stdin-close"},
-	"process.sigterm":                {"--ignore-sigterm"},
+var breakers = map[string]breaker{
+	"initialize.version":             {flags: []string{"--protocol-version", "2"}},
+	"initialize.negotiation":         {flags: []string{"--echo-protocol-version"}},
+	"initialize.capabilities":        {flags: []string{"--malformed-capabilities"}},
+	"initialize.agent-info":          {flags: []string{"--no-agent-info"}},
+	"auth.unknown-method":            {flags: []string{"--auth-methods", "key", "--accept-unknown-auth"}},
+	"auth.method":                    {flags: []string{"--auth-methods", "key", "--auth-error", "7"}, authMethod: "key"},
+	"rpc.unknown-method":             {flags: []string{"--unknown-method-code", "-32603"}},
+	"rpc.unknown-notification":       {flags: []string{"--answer-notifications"}},
+	"rpc.parse-error":                {flags: []string{"--die-on-garbage"}},
+	"session.new":                    {flags: []string{"--fail-new-session", "-32603"}},
+	"session.unknown-id":             {flags: []string{"--accept-unknown-session"}},
+	"prompt.updates-before-response": {flags: []string{"--late-updates"}},
+	"prompt.cancel":                  {flags: []string{"--cancel-stop-reason", "end_turn"}},
+	"prompt.session-ids":             {flags: []string{"--words", "foreign"}},
+	"rpc.cancel-request":             {flags: []string{"--drop-cancelled-requests"}},
+	"session.load":                   {flags: []string{"--load-session", "--load-replay-after-response"}},
+	"session.resume":                 {flags: []string{"--resume", "--resume-replays"}},
+	"session.close":                  {flags: []string{"--close", "--fail-close"}},
+	"session.delete":                 {flags: []string{"--delete", "--fail-delete"}},
+	"process.stdin-close":            {flags: []string{"--ignore-stdin-close"}},
+	"process.sigterm":                {flags: []string{"--ignore-sigterm"}},
 }
 
 func TestStandard_EveryCheckHasABreakingFlag(t *testing.T) {
@@ -129,16 +155,16 @@ func TestStandard_EachBreakingFlagFailsExactlyItsCheck(t *testing.T) {
 	for _, c := range check.Standard().Checks() {
 		t.Run(c.ID, func(t *testing.T) {
 			t.Parallel() // each run is mostly waiting on its own processes
-			flags := breakers[c.ID]
-			require.NotEmpty(t, flags)
-			results := grade(t, flags...)
+			b := breakers[c.ID]
+			require.NotEmpty(t, b.flags)
+			results := gradeAuth(t, b.authMethod, b.flags...)
 			broken := results[c.ID]
-			assert.Equal(t, check.StatusFail, broken.Status, "flags %q: %s", flags, broken.Reason)
+			assert.Equal(t, check.StatusFail, broken.Status, "flags %q: %s", b.flags, broken.Reason)
 			assert.NotEmpty(t, broken.Reason)
 			assert.NotEmpty(t, broken.Transcript, "a failed check keeps its transcript")
 			for id, r := range results {
 				if id != c.ID {
-					assert.NotEqual(t, check.StatusFail, r.Status, "flags %q also failed %s: %s", flags, id, r.Reason)
+					assert.NotEqual(t, check.StatusFail, r.Status, "flags %q also failed %s: %s", b.flags, id, r.Reason)
 				}
 			}
 			wantFailed := c.Tier != check.TierAdvisory
@@ -164,7 +190,7 @@ var needsATurn = map[string]bool{
 func TestStandard_PromptFailuresNeedAWorkingModel(t *testing.T) {
 	for _, code := range []string{"-32000", "503"} {
 		t.Run(code, func(t *testing.T) {
-			rep := gradeReport(t, append([]string{"--prompt-error", code}, allCaps...)...)
+			rep := gradeReportAuth(t, allCapsAuth, append([]string{"--prompt-error", code}, allCaps...)...)
 			first := ""
 			for _, r := range rep.Results {
 				switch {
@@ -232,7 +258,7 @@ func TestReadme_ListsEveryCheckWithItsBreakingFlag(t *testing.T) {
 	for _, c := range check.Standard().Checks() {
 		row := fmt.Sprintf("| `%s` | %s |", c.ID, c.Tier)
 		assert.Contains(t, readme, row, "README row for %s", c.ID)
-		assert.Contains(t, readme, "`"+strings.Join(breakers[c.ID], " ")+"` |", "README breaking flag for %s", c.ID)
+		assert.Contains(t, readme, "`"+strings.Join(breakers[c.ID].flags, " ")+"` |", "README breaking flag for %s", c.ID)
 	}
 }
 
@@ -268,13 +294,13 @@ func TestStandard_LoggedOutAgentNeedsACredential(t *testing.T) {
 					assert.Equal(t, check.StatusNeedsCredential, r.Status, r.Reason)
 					assert.Contains(t, r.Reason, "-32000")
 					assert.NotEmpty(t, r.Transcript, "the refusal's transcript is kept")
-				case onlyGranted:
-					assert.False(t, r.NotLaunched, "%s needs only what the agent grants: %s", r.ID, r.Reason)
 				case r.Tier == check.TierCapability && tc.granted != "":
 					// The initialize answers said what is not advertised.
 					assert.True(t, r.NotLaunched, "%s: %s", r.ID, r.Reason)
 					assert.Equal(t, check.StatusSkip, r.Status, r.ID)
 					assert.Contains(t, r.Reason, "agent does not advertise")
+				case onlyGranted:
+					assert.False(t, r.NotLaunched, "%s needs only what the agent grants: %s", r.ID, r.Reason)
 				default:
 					assert.True(t, r.NotLaunched, "%s launched the logged-out agent again (%s)", r.ID, r.Reason)
 					assert.Equal(t, check.StatusNeedsCredential, r.Status, r.ID)
@@ -292,6 +318,45 @@ func TestStandard_LoggedOutAgentNeedsACredential(t *testing.T) {
 			assert.Equal(t, check.StatusNeedsCredential, groups[0].Status)
 			assert.Contains(t, groups[0].Reason, "-32000", "the summary says why, from the refusal itself")
 		})
+	}
+}
+
+// TestStandard_AuthMethodLogsInBeforeSessions: an agent that needs
+// authenticate is logged out without --auth-method (INCOMPLETE, with the
+// hint), and fully graded with it; authenticate itself is graded only
+// with the method asked for.
+func TestStandard_AuthMethodLogsInBeforeSessions(t *testing.T) {
+	flags := []string{"--auth-methods", "key,oauth", "--require-auth"}
+	rep := gradeReportAuth(t, "", flags...)
+	byID := map[string]check.Result{}
+	for _, r := range rep.Results {
+		byID[r.ID] = r
+	}
+	assert.Equal(t, check.VerdictIncomplete, rep.Verdict)
+	assert.Equal(t, check.StatusNeedsCredential, byID["session.new"].Status)
+	assert.Contains(t, byID["session.new"].Reason, "--auth-method")
+	assert.Equal(t, check.StatusPass, byID["auth.unknown-method"].Status)
+	assert.Equal(t, check.StatusSkip, byID["auth.method"].Status)
+	assert.Contains(t, byID["auth.method"].Reason, "run with --auth-method ID (one of key, oauth)")
+
+	rep = gradeReportAuth(t, "oauth", flags...)
+	for _, r := range rep.Results {
+		if r.Tier != check.TierCapability || r.ID == "auth.method" || r.ID == "auth.unknown-method" {
+			assert.Equal(t, check.StatusPass, r.Status, "%s: %s", r.ID, r.Reason)
+		}
+	}
+	assert.Equal(t, check.VerdictOK, rep.Verdict)
+
+	rep = gradeReportAuth(t, "sso", flags...)
+	for _, r := range rep.Results {
+		if r.ID == "auth.method" {
+			assert.Equal(t, check.StatusSkip, r.Status)
+			assert.Contains(t, r.Reason, `--auth-method "sso" is not among the methods`)
+		}
+		if r.ID == "session.new" {
+			assert.Equal(t, check.StatusNeedsCredential, r.Status)
+			assert.Contains(t, r.Reason, `authenticate "sso" (--auth-method) answered error -32602`)
+		}
 	}
 }
 

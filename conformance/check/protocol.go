@@ -24,6 +24,10 @@ type Handshake struct {
 	Caps json.RawMessage
 	// AgentInfo is the raw agentInfo (nil when absent).
 	AgentInfo json.RawMessage
+	// AuthMethods are the ids of the advertised auth methods the client
+	// may pass to authenticate (type "agent", the default; "terminal"
+	// methods are run by the client instead).
+	AuthMethods []string
 
 	gates map[string]bool
 }
@@ -41,6 +45,9 @@ const (
 	GateEmbeddedContext = "promptCapabilities.embeddedContext"
 	GateMCPHTTP         = "mcpCapabilities.http"
 	GateMCPSSE          = "mcpCapabilities.sse"
+	// GateAuthMethods: at least one auth method the client may pass to
+	// authenticate.
+	GateAuthMethods = "authMethods"
 )
 
 // Advertises reports whether the agent advertised the capability gate
@@ -101,12 +108,18 @@ func (s *Session) initializeWith(ctx context.Context, params map[string]any) (*H
 	if err := typed.UnmarshalJSON(m.Result); err == nil {
 		c := typed.AgentCapabilities
 		sc, pc := c.SessionCapabilities, c.PromptCapabilities
+		for _, am := range typed.AuthMethods {
+			if a, ok := am.(*gen.AuthMethodAgent); ok {
+				h.AuthMethods = append(h.AuthMethods, string(a.ID))
+			}
+		}
 		h.gates = map[string]bool{
 			GateLoadSession: c.LoadSession,
 			GateResume:      sc.Resume != nil, GateClose: sc.Close != nil,
 			GateDelete: sc.Delete != nil, GateList: sc.List != nil,
 			GateImage: pc.Image, GateAudio: pc.Audio, GateEmbeddedContext: pc.EmbeddedContext,
 			GateMCPHTTP: c.McpCapabilities.HTTP, GateMCPSSE: c.McpCapabilities.SSE,
+			GateAuthMethods: len(h.AuthMethods) > 0,
 		}
 		s.advertised.learn(h.gates)
 	}
@@ -124,26 +137,98 @@ func requireGate(h *Handshake, gate string) error {
 // CodeAuthRequired is ACP's "authentication required" error code.
 const CodeAuthRequired = -32000
 
-// NewSession creates a session in Cwd and returns its id. A -32000
-// answer is "needs a credential" (NeedSession).
-func (s *Session) NewSession(ctx context.Context) (string, error) {
-	m, err := s.Call(ctx, gen.MethodSessionNew, map[string]any{"cwd": s.Cwd, "mcpServers": []any{}})
+// CodeResourceNotFound is ACP's "resource not found" error code.
+const CodeResourceNotFound = -32002
+
+// documentedCodes are the error codes the schema's ErrorCode names.
+var documentedCodes = map[int64]bool{
+	-32700: true, -32600: true, -32601: true, -32602: true, -32603: true,
+	-32800: true, CodeAuthRequired: true, CodeResourceNotFound: true,
+}
+
+// Authenticate calls authenticate with methodID and returns its answer.
+func (s *Session) Authenticate(ctx context.Context, methodID string) (*Message, error) {
+	m, err := s.Call(ctx, gen.MethodAuthenticate, map[string]any{"methodId": methodID})
 	if err != nil {
-		return "", Failf("session/new: %v", err)
+		return nil, Failf("authenticate %q: %v", methodID, err)
+	}
+	return m, nil
+}
+
+// SessionSetup is what session/new answered.
+type SessionSetup struct {
+	// ID is the session id.
+	ID string
+	// Modes is the mode state, when the agent offers modes.
+	Modes *ModeState
+	// ConfigOptions are the session's configuration options, raw.
+	ConfigOptions []json.RawMessage
+}
+
+// ModeState is session/new's modes, as the wire had it.
+type ModeState struct {
+	CurrentModeID  string `json:"currentModeId"`
+	AvailableModes []struct {
+		ID   string `json:"id"`
+		Name string `json:"name"`
+	} `json:"availableModes"`
+}
+
+// NewSession creates a session and returns its id.
+func (s *Session) NewSession(ctx context.Context) (string, error) {
+	setup, err := s.CreateSession(ctx)
+	if err != nil {
+		return "", err
+	}
+	return setup.ID, nil
+}
+
+// CreateSession authenticates first when the grading was asked to (once
+// per agent process), then creates a session in Cwd. A -32000 answer to
+// either is "needs a credential" (NeedSession).
+func (s *Session) CreateSession(ctx context.Context) (*SessionSetup, error) {
+	return s.createSessionWith(ctx, map[string]any{"cwd": s.Cwd, "mcpServers": []any{}})
+}
+
+func (s *Session) createSessionWith(ctx context.Context, params map[string]any) (*SessionSetup, error) {
+	if s.authMethod != "" && !s.authenticated {
+		m, err := s.Authenticate(ctx, s.authMethod)
+		if err != nil {
+			return nil, err
+		}
+		if m.Error != nil {
+			return nil, NeedsCredentialf(NeedSession, "authenticate %q (--auth-method) answered %v", s.authMethod, m.Error)
+		}
+		s.authenticated = true
+	}
+	m, err := s.Call(ctx, gen.MethodSessionNew, params)
+	if err != nil {
+		return nil, Failf("session/new: %v", err)
 	}
 	if m.Error != nil {
 		if m.Error.Code == CodeAuthRequired {
-			return "", NeedsCredentialf(NeedSession, "session/new answered %v: the agent needs a credential (log it in first)", m.Error)
+			hint := "log it in first, or name a method with --auth-method"
+			if s.authMethod != "" {
+				hint = fmt.Sprintf("even after authenticate %q", s.authMethod)
+			}
+			return nil, NeedsCredentialf(NeedSession, "session/new answered %v: the agent needs a credential (%s)", m.Error, hint)
 		}
-		return "", Failf("session/new answered %v", m.Error)
+		return nil, Failf("session/new answered %v", m.Error)
 	}
 	var r struct {
-		SessionID string `json:"sessionId"`
+		SessionID     string            `json:"sessionId"`
+		Modes         json.RawMessage   `json:"modes"`
+		ConfigOptions []json.RawMessage `json:"configOptions"`
 	}
 	if err := json.Unmarshal(m.Result, &r); err != nil || r.SessionID == "" {
-		return "", Failf("session/new result has no sessionId string: %s", truncate(string(m.Result), 200))
+		return nil, Failf("session/new result has no sessionId string: %s", truncate(string(m.Result), 200))
 	}
-	return r.SessionID, nil
+	setup := &SessionSetup{ID: r.SessionID, ConfigOptions: r.ConfigOptions}
+	var modes ModeState
+	if kindOf(r.Modes) == "an object" && json.Unmarshal(r.Modes, &modes) == nil && len(modes.AvailableModes) > 0 {
+		setup.Modes = &modes
+	}
+	return setup, nil
 }
 
 // Turn is one prompt turn as observed.

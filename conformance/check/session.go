@@ -116,6 +116,9 @@ type Session struct {
 
 	// peer is what the last initialize answer named (agentInfo).
 	peer Peer
+	// authMethod, when set, is authenticated with before session/new.
+	authMethod    string
+	authenticated bool
 	// advertised collects what the agent advertises, for the grading.
 	advertised *advertised
 }

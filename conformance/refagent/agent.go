@@ -40,10 +40,11 @@ type Agent struct {
 
 	stopTurns context.CancelFunc // cancels ctx
 
-	mu       sync.Mutex
-	turns    map[string]*turn // running turn per session id
-	inflight int              // handlers running
-	idle     chan struct{}    // closed when inflight drops to 0, if drain waits
+	mu            sync.Mutex
+	authenticated bool             // authenticate succeeded on this connection
+	turns         map[string]*turn // running turn per session id
+	inflight      int              // handlers running
+	idle          chan struct{}    // closed when inflight drops to 0, if drain waits
 }
 
 func (a *Agent) handlerStarted() {
@@ -97,6 +98,7 @@ var (
 	_ gen.ResumeSessionHandler = (*typedAgent)(nil)
 	_ gen.CloseSessionHandler  = (*typedAgent)(nil)
 	_ gen.DeleteSessionHandler = (*typedAgent)(nil)
+	_ gen.AuthenticateHandler  = (*typedAgent)(nil)
 )
 
 // turn is a running prompt turn.
@@ -168,7 +170,7 @@ func (ta *typedAgent) Initialize(_ context.Context, p *gen.InitializeRequest) (*
 	if a.opts.Delete {
 		caps.SessionCapabilities.Delete = &gen.SessionDeleteCapabilities{}
 	}
-	r := &gen.InitializeResponse{ProtocolVersion: version, AgentCapabilities: caps, AuthMethods: []gen.AuthMethod{}}
+	r := &gen.InitializeResponse{ProtocolVersion: version, AgentCapabilities: caps, AuthMethods: a.authMethods()}
 	if !a.opts.NoAgentInfo {
 		r.AgentInfo = &gen.Implementation{Name: a.opts.AgentName, Version: a.opts.AgentVersion}
 	}
@@ -223,6 +225,9 @@ func (ta *typedAgent) NewSession(ctx context.Context, p *gen.NewSessionRequest) 
 	if a.opts.FailNewSession != 0 {
 		return nil, failure(a.opts.FailNewSession)
 	}
+	if err := a.requireAuth(); err != nil {
+		return nil, err
+	}
 	if a.opts.Chatty {
 		// A vendor notification without a session id before the session
 		// exists, as some runtimes send.
@@ -271,6 +276,9 @@ func (ta *typedAgent) ResumeSession(ctx context.Context, p *gen.ResumeSessionReq
 // continueSession serves session/load and session/resume: replayBefore
 // replays the conversation before the response, replayAfter after it.
 func (a *Agent) continueSession(ctx context.Context, method, sid string, replayBefore, replayAfter bool) error {
+	if err := a.requireAuth(); err != nil {
+		return err
+	}
 	s, ok := a.store.get(sid)
 	if !ok {
 		return errorf(acpsdk.CodeResourceNotFound, "session not found: %s", sid)

@@ -463,3 +463,38 @@ func TestAfterLines_NoDeadlockWhenTheWriteQueueIsFull(t *testing.T) {
 	}
 	assert.Equal(t, []string{"user_message_chunk", "agent_message_chunk", "user_message_chunk", "agent_message_chunk", "user_message_chunk", "agent_message_chunk"}, replay)
 }
+
+func TestAuthenticate_AdvertisedMethodsAndRequireAuth(t *testing.T) {
+	o := DefaultOptions()
+	o.AuthMethods, o.RequireAuth = []string{"key", "oauth"}, true
+	c := startAgent(t, o)
+	_, r := c.call("initialize", map[string]any{"protocolVersion": 1})
+	require.Nil(t, r.Error)
+	assert.Equal(t, []any{
+		map[string]any{"id": "key", "name": "Reference agent method key"},
+		map[string]any{"id": "oauth", "name": "Reference agent method oauth"},
+	}, r.Result["authMethods"])
+	newSession := map[string]any{"cwd": "/w", "mcpServers": []any{}}
+	_, r = c.call("session/new", newSession)
+	require.NotNil(t, r.Error, "logged out")
+	assert.EqualValues(t, -32000, r.Error.Code)
+	_, r = c.call("authenticate", map[string]any{"methodId": "nope"})
+	require.NotNil(t, r.Error)
+	assert.EqualValues(t, -32602, r.Error.Code, "an unknown method id")
+	_, r = c.call("authenticate", map[string]any{"methodId": "key"})
+	require.Nil(t, r.Error)
+	_, r = c.call("session/new", newSession)
+	assert.Nil(t, r.Error, "logged in")
+}
+
+func TestAuthenticate_Misbehaviours(t *testing.T) {
+	o := DefaultOptions()
+	o.AuthMethods, o.AcceptUnknownAuth, o.AuthError = []string{"key"}, true, 7
+	c := startAgent(t, o)
+	c.call("initialize", map[string]any{"protocolVersion": 1})
+	_, r := c.call("authenticate", map[string]any{"methodId": "nope"})
+	assert.Nil(t, r.Error, "--accept-unknown-auth")
+	_, r = c.call("authenticate", map[string]any{"methodId": "key"})
+	require.NotNil(t, r.Error)
+	assert.EqualValues(t, 7, r.Error.Code, "--auth-error")
+}

@@ -123,6 +123,17 @@
 // A method whose capability is not advertised is answered like an unknown
 // method.
 //
+// Authentication:
+//
+//	--auth-methods ID,ID    advertise these auth methods (type agent) and
+//	                        serve authenticate: an advertised id succeeds,
+//	                        any other is -32602
+//	--require-auth          answer session/new, load and resume with
+//	                        -32000 until authenticate succeeded
+//	--accept-unknown-auth   authenticate succeeds for any method id
+//	--auth-error CODE       authenticate with an advertised id answers
+//	                        error CODE
+//
 // Sessions and turns:
 //
 //	--state-dir DIR             keep conversations in DIR/<id>.json so a
@@ -156,6 +167,8 @@
 //
 // Protocol and process faults:
 //
+//	--log-env NAME              log NAME's value to stderr at start, as a
+//	                            leaky agent does (repeatable)
 //	--unknown-method-code CODE  answer unknown methods with CODE, not -32601
 //	--answer-notifications      answer unknown notifications with an error
 //	                            response (id null)

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 )
 
@@ -25,6 +26,12 @@ type Options struct {
 
 	// Advertised capabilities.
 	LoadSession, Resume, Close, Delete, MCPHTTP bool
+
+	// Authentication.
+	AuthMethods       []string // advertised auth method ids (type agent)
+	RequireAuth       bool     // session requests answer -32000 until authenticate succeeds
+	AcceptUnknownAuth bool     // authenticate succeeds for any method id
+	AuthError         int      // non-zero: authenticate with an advertised method answers this code
 
 	// Sessions.
 	FailNewSession       int    // non-zero: answer session/new with this error code
@@ -54,6 +61,7 @@ type Options struct {
 	DieOnGarbage          bool
 
 	// Process-level faults.
+	LogEnv            []string // log these environment variables' values at start (a leaky agent)
 	IgnoreStdinClose  bool
 	IgnoreSIGTERM     bool
 	Descendant        string // "", "group" or "detached"
@@ -101,6 +109,18 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.BoolVar(&o.Close, "close", false, "advertise and serve session/close")
 	fs.BoolVar(&o.Delete, "delete", false, "advertise and serve session/delete")
 	fs.BoolVar(&o.MCPHTTP, "mcp-http", false, "advertise mcpCapabilities.http")
+	fs.Func("auth-methods", "advertise these comma-separated auth method ids (type agent) and serve authenticate", func(v string) error {
+		o.AuthMethods = nil
+		for _, id := range strings.Split(v, ",") {
+			if id = strings.TrimSpace(id); id != "" {
+				o.AuthMethods = append(o.AuthMethods, id)
+			}
+		}
+		return nil
+	})
+	fs.BoolVar(&o.RequireAuth, "require-auth", false, "answer session/new, load and resume with -32000 until authenticate succeeded")
+	fs.BoolVar(&o.AcceptUnknownAuth, "accept-unknown-auth", false, "answer authenticate with success even for a method id it never advertised")
+	fs.IntVar(&o.AuthError, "auth-error", 0, "answer authenticate for an advertised method with this JSON-RPC error code")
 	fs.IntVar(&o.FailNewSession, "fail-new-session", 0, "answer session/new with this JSON-RPC error code (e.g. -32000)")
 	fs.StringVar(&o.StateDir, "state-dir", "", "directory to persist conversations in, for session/load across processes")
 	fs.StringVar(&o.RecordMCP, "record-mcp", "", "append each session request's mcpServers as a JSON line to this file")
@@ -121,6 +141,10 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.BoolVar(&o.AnswerNotifications, "answer-notifications", false, "answer unknown notifications with an error response")
 	fs.BoolVar(&o.DropCancelledRequests, "drop-cancelled-requests", false, "never answer a slow prompt cancelled with $/cancel_request")
 	fs.BoolVar(&o.DieOnGarbage, "die-on-garbage", false, "exit with status 3 on a line that is not JSON")
+	fs.Func("log-env", "log the value of environment variable `NAME` to stderr at start, as a leaky agent does (repeatable)", func(v string) error {
+		o.LogEnv = append(o.LogEnv, v)
+		return nil
+	})
 	fs.BoolVar(&o.IgnoreStdinClose, "ignore-stdin-close", false, "keep running after stdin closes")
 	fs.BoolVar(&o.IgnoreSIGTERM, "ignore-sigterm", false, "ignore SIGTERM")
 	fs.StringVar(&o.Descendant, "descendant", "", "at start, fork a descendant holding stdout: \"group\" (same process group) or \"detached\" (its own group)")

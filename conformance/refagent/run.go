@@ -30,6 +30,9 @@ func Main(args []string) int {
 		return 0
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil)).With("component", "refagent", "pid", os.Getpid())
+	for _, name := range opts.LogEnv {
+		log.Info("environment", "name", name, "value", os.Getenv(name))
+	}
 	if opts.IgnoreSIGTERM {
 		signal.Ignore(syscall.SIGTERM)
 		log.Info("ignoring SIGTERM")

@@ -2,7 +2,7 @@
 //
 //	acpcheck --command "gemini --acp" [--cwd DIR] [--json] [--timeout D]
 //	         [--exit-bound D] [--baseline FILE] [--only ID,ID] [-v]
-//	         [--transcripts DIR]
+//	         [--transcripts DIR] [--auth-method ID] [--agent-env NAME[=VALUE]]…
 //	acpcheck --list
 //	acpcheck --version
 //
@@ -33,6 +33,14 @@
 //	               (logged out, no working model, nothing to observe)
 //
 // With --only the verdict covers the checks chosen.
+//
+// Credentials, only when asked for: --auth-method ID authenticates with
+// that method (the authenticate request) before the first session/new of
+// every agent process, and auth.method grades authenticate itself with
+// it. --agent-env NAME=VALUE (repeatable) sets a variable in the agent's
+// environment; --agent-env NAME passes acpcheck's own value of NAME, so
+// the value never appears on any command line. Values are masked ("***")
+// in transcripts, reasons and reports, which name only the variables set.
 package main
 
 import (
@@ -79,6 +87,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, live bool
 	list := fs.Bool("list", false, "list the checks (ID, tier, requirement, what it pins) and exit")
 	transcripts := fs.String("transcripts", "", "write every check's wire transcript to `DIR`/<check ID>.txt")
 	version := fs.Bool("version", false, "print acpcheck's version and exit")
+	authMethod := fs.String("auth-method", "", "authenticate with this advertised auth method `ID` before every session/new (and grade authenticate with it)")
+	var env agentEnv
+	fs.Var(&env, "agent-env", "set `NAME=VALUE` in the agent's environment (repeatable); NAME alone passes acpcheck's own value, keeping it off every command line; values are masked in transcripts and reports")
 	if err := fs.Parse(args); err != nil {
 		return check.ExitUsage
 	}
@@ -142,8 +153,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, live bool
 			return check.ExitUsage
 		}
 	}
+	target := check.Target{Argv: argv, Dir: dir}
+	if len(env) > 0 {
+		if target.Env, target.Secrets, err = env.apply(os.Environ(), os.LookupEnv); err != nil {
+			fmt.Fprintf(stderr, "acpcheck: --agent-env: %v\n", err)
+			return check.ExitUsage
+		}
+	}
 	cfg := check.Config{
-		Target:          check.Target{Argv: argv, Dir: dir},
+		Target:          target,
+		AuthMethod:      *authMethod,
 		Timeout:         *timeout,
 		ExitBound:       *exitBound,
 		Only:            ids,
@@ -177,6 +196,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, live bool
 			}
 		}
 	}
+	rep.Env = env.masked()
 	rep.ApplyBaseline(known)
 	if *asJSON {
 		err = check.WriteJSON(stdout, rep)

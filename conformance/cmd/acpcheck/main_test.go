@@ -164,3 +164,64 @@ func TestAcpcheck_Version(t *testing.T) {
 	assert.Equal(t, 0, code)
 	assert.Regexp(t, `^acpcheck \S+ \(go`, out)
 }
+
+func TestAcpcheck_AuthMethodAuthenticatesBeforeSessions(t *testing.T) {
+	agent := refagent + " --auth-methods key --require-auth"
+	code, out, _ := acpcheck(t, "--command", agent, "--only", "session.new,auth.method")
+	assert.Equal(t, check.ExitIncomplete, code, out)
+	assert.Contains(t, out, "name a method with --auth-method")
+
+	code, out, _ = acpcheck(t, "--auth-method", "key", "--command", agent, "--only", "session.new,auth.method")
+	assert.Equal(t, 0, code, out)
+	assert.Regexp(t, `(?m)^auth\.method\s+capability\s+pass$`, out)
+}
+
+// TestAcpcheck_AgentEnvReachesTheAgentMasked: a value set with
+// --agent-env reaches the agent (which logs it, as leaky agents do) and
+// is masked in the table, the JSON report and the transcripts; the
+// reports name the variable only.
+func TestAcpcheck_AgentEnvReachesTheAgentMasked(t *testing.T) {
+	const secret = "s3cret-value-42"
+	dir := filepath.Join(t.TempDir(), "wire")
+	agent := refagent + " --log-env ACPCHECK_TEST_TOKEN --cancel-stop-reason end_turn"
+	for _, format := range []string{"table", "json"} {
+		t.Run(format, func(t *testing.T) {
+			args := []string{"--agent-env", "ACPCHECK_TEST_TOKEN=" + secret, "--transcripts", dir,
+				"--command", agent, "--only", "prompt.cancel"}
+			if format == "json" {
+				args = append(args, "--json")
+			}
+			code, out, stderr := acpcheck(t, args...)
+			require.Equal(t, 1, code, out)
+			assert.NotContains(t, out+stderr, secret)
+			assert.Contains(t, out, "value=***", "the agent received the value and logged it")
+			if format == "json" {
+				var rep check.Report
+				require.NoError(t, json.Unmarshal([]byte(out), &rep))
+				assert.Equal(t, []string{"ACPCHECK_TEST_TOKEN=***"}, rep.Env)
+			} else {
+				assert.Contains(t, out, "env: ACPCHECK_TEST_TOKEN=***\n")
+			}
+			b, err := os.ReadFile(filepath.Join(dir, "prompt.cancel.txt"))
+			require.NoError(t, err)
+			assert.NotContains(t, string(b), secret)
+			assert.Contains(t, string(b), "value=***")
+		})
+	}
+}
+
+// TestAcpcheck_AgentEnvByNameKeepsTheValueOffTheCommandLine: --agent-env
+// NAME passes acpcheck's own value on; an unset NAME is a usage error.
+func TestAcpcheck_AgentEnvByNameKeepsTheValueOffTheCommandLine(t *testing.T) {
+	const secret = "from-acpchecks-own-env"
+	t.Setenv("ACPCHECK_TEST_TOKEN", secret)
+	agent := refagent + " --log-env ACPCHECK_TEST_TOKEN --cancel-stop-reason end_turn"
+	code, out, _ := acpcheck(t, "--agent-env", "ACPCHECK_TEST_TOKEN", "--command", agent, "--only", "prompt.cancel")
+	require.Equal(t, 1, code, out)
+	assert.NotContains(t, out, secret)
+	assert.Contains(t, out, "name=ACPCHECK_TEST_TOKEN value=***")
+
+	code, _, stderr := acpcheck(t, "--agent-env", "ACPCHECK_TEST_UNSET_NAME", "--command", agent)
+	assert.Equal(t, check.ExitUsage, code)
+	assert.Contains(t, stderr, "ACPCHECK_TEST_UNSET_NAME is not set")
+}
