@@ -75,8 +75,10 @@ type Check[S any] struct {
 	// (e.g. `schema StopReason "cancelled": MUST be returned when the
 	// client sends session/cancel`).
 	Pins string
-	// Gate names the capability a TierCapability check needs the peer to
-	// advertise (e.g. "sessionCapabilities.list"); empty for other tiers.
+	// Gate names the capability the check needs the peer to advertise
+	// (e.g. "sessionCapabilities.list"): required of a TierCapability
+	// check, allowed on an advisory one that only applies to peers with the
+	// capability.
 	Gate string
 	// Needs lists what the check needs beyond a launched peer.
 	Needs []Need
@@ -92,7 +94,9 @@ type Result struct {
 	Tier  Tier   `json:"tier"`
 	Title string `json:"title"`
 	// Pins is the requirement the check holds the peer to (Check.Pins).
-	Pins   string `json:"pins,omitempty"`
+	Pins string `json:"pins,omitempty"`
+	// Gate is the capability the check runs for (Check.Gate).
+	Gate   string `json:"gate,omitempty"`
 	Status Status `json:"status"`
 	// Reason is one line saying why the check did not pass (empty on pass).
 	Reason string `json:"reason,omitempty"`
@@ -181,7 +185,11 @@ func (r *Registry[S]) Register(c Check[S]) {
 		panic("check: Register needs an ID and a Run func")
 	}
 	switch c.Tier {
-	case TierMandatory, TierAdvisory:
+	case TierMandatory:
+		if c.Gate != "" {
+			panic("check: mandatory check " + c.ID + " has a Gate")
+		}
+	case TierAdvisory:
 	case TierCapability:
 		if c.Gate == "" {
 			panic("check: capability check " + c.ID + " names no Gate")

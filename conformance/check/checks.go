@@ -124,13 +124,33 @@ var standardChecks = []Check[*Session]{
 		Title: "session/resume responds without replaying",
 		Pins:  "schema ResumeSessionRequest: resumes without returning previous messages",
 		Run:   checkResume},
+	{ID: "session.list", Tier: TierCapability, Gate: GateList, Needs: needsSession,
+		Title: "session/list lists the session created, and its cursor paging ends",
+		Pins:  "schema ListSessionsResponse.sessions, SessionInfo.cwd (absolute), nextCursor: if absent, there are no more results",
+		Run:   checkList},
+	{ID: "session.list-cwd", Tier: TierCapability, Gate: GateList, Needs: needsSession,
+		Title: "session/list's cwd filter lists the sessions of that directory only",
+		Pins:  "schema ListSessionsRequest.cwd: filter sessions by working directory",
+		Run:   checkListCwd},
+	{ID: "session.set-mode", Tier: TierCapability, Gate: GateModes, Needs: needsSession,
+		Title: "session/set_mode takes an advertised mode id as given and refuses an unknown one",
+		Pins:  "schema SetSessionModeRequest.modeId (SessionModeId: a string); docs session-modes: must be one of availableModes",
+		Run:   checkSetMode},
+	{ID: "session.mode-update", Tier: TierAdvisory, Gate: GateModes, Needs: needsSession,
+		Title: "session/set_mode is confirmed by a current_mode_update naming the mode",
+		Pins:  "schema CurrentModeUpdate: the current mode of the session has changed",
+		Run:   checkModeUpdate},
+	{ID: "session.set-config-option", Tier: TierCapability, Gate: GateConfigOptions, Needs: needsSession,
+		Title: "session/set_config_option sets an advertised value and refuses unknown options and values",
+		Pins:  "schema SetSessionConfigOptionResponse.configOptions (required): the full set of options and their current values",
+		Run:   checkSetConfigOption},
 	{ID: "session.close", Tier: TierCapability, Gate: GateClose, Needs: needsSession,
-		Title: "session/close succeeds when advertised",
+		Title: "session/close succeeds when advertised, and a prompt for the closed session is an error",
 		Pins:  "schema CloseSessionRequest: the agent frees the resources associated with the session",
 		Run:   checkClose},
 	{ID: "session.delete", Tier: TierCapability, Gate: GateDelete, Needs: needsSession,
-		Title: "session/delete succeeds when advertised, also for an unknown id",
-		Pins:  "schema DeleteSessionRequest",
+		Title: "session/delete succeeds when advertised and again for the same id; an unknown id succeeds or is -32002",
+		Pins:  "schema DeleteSessionRequest; ErrorCode -32002 Resource not found",
 		Run:   checkDelete},
 	{ID: "process.stdin-close", Tier: TierMandatory, Needs: needsHandshake,
 		Title: "the process exits within the bound after stdin closes",
@@ -524,6 +544,14 @@ func checkClose(ctx context.Context, s *Session) error {
 	if m.Error != nil {
 		return Failf("session/close answered %v", m.Error)
 	}
+	// A closed session is gone: a prompt for it is an error, not a turn.
+	m, err = s.Call(ctx, gen.MethodSessionPrompt, PromptParams(sid, TurnPrompt))
+	if err != nil {
+		return Failf("session/prompt for the closed session: %v", err)
+	}
+	if m.Error == nil {
+		return Failf("session/prompt for the closed session %q answered %s, want an error", sid, describe(m))
+	}
 	return nil
 }
 
@@ -539,13 +567,23 @@ func checkDelete(ctx context.Context, s *Session) error {
 	if err != nil {
 		return prereq(err)
 	}
-	for _, id := range []string{sid, UnknownSessionID} {
+	// The session itself, then the same id again (delete is idempotent),
+	// then an id nobody created: the last two succeed or are -32002.
+	for i, id := range []string{sid, sid, UnknownSessionID} {
 		m, err := s.Call(ctx, gen.MethodSessionDelete, map[string]any{"sessionId": id})
 		if err != nil {
 			return Failf("session/delete %q: %v", id, err)
 		}
-		if m.Error != nil {
+		if m.Error == nil || i > 0 && m.Error.Code == CodeResourceNotFound {
+			continue
+		}
+		switch i {
+		case 0:
 			return Failf("session/delete %q answered %v", id, m.Error)
+		case 1:
+			return Failf("session/delete %q a second time answered %v, want success or -32002", id, m.Error)
+		default:
+			return Failf("session/delete of unknown id %q answered %v, want success or -32002", id, m.Error)
 		}
 	}
 	return nil

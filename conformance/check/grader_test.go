@@ -29,7 +29,11 @@ const (
 
 // allCaps advertises every optional capability, so no check is skipped
 // when acpcheck authenticates with allCapsAuth.
-var allCaps = []string{"--load-session", "--resume", "--close", "--delete", "--auth-methods", allCapsAuth, "--require-auth"}
+// The variants it picks show what acpcheck must accept: session/list paged
+// one session at a time, mode ids that are URLs, -32002 for deleting an
+// unknown session.
+var allCaps = []string{"--load-session", "--resume", "--close", "--delete", "--auth-methods", allCapsAuth, "--require-auth",
+	"--list", "--list-page-size", "1", "--modes", "--mode-ids-url", "--config-options", "--delete-strict"}
 
 // allCapsAuth is the auth method allCaps advertises and requires.
 const allCapsAuth = "key"
@@ -97,7 +101,7 @@ func TestStandard_NotificationsBetweenTurnsAreLegitimate(t *testing.T) {
 func TestStandard_CapabilityChecksSkipWhenNotAdvertised(t *testing.T) {
 	results := grade(t)
 	for id, r := range results {
-		if r.Tier == check.TierCapability {
+		if r.Gate != "" {
 			assert.Equal(t, check.StatusSkip, r.Status, id)
 			assert.Contains(t, r.Reason, "does not advertise", id)
 			assert.True(t, r.NotLaunched, "%s: the earlier initialize answers said it is not advertised", id)
@@ -136,10 +140,27 @@ var breakers = map[string]breaker{
 	"rpc.cancel-request":             {flags: []string{"--drop-cancelled-requests"}},
 	"session.load":                   {flags: []string{"--load-session", "--load-replay-after-response"}},
 	"session.resume":                 {flags: []string{"--resume", "--resume-replays"}},
+	"session.list":                   {flags: []string{"--list", "--list-omit-newest"}},
+	"session.list-cwd":               {flags: []string{"--list", "--list-ignore-cwd"}},
+	"session.set-mode":               {flags: []string{"--modes", "--set-mode-accepts-unknown"}},
+	"session.mode-update":            {flags: []string{"--modes", "--silent-set-mode"}},
+	"session.set-config-option":      {flags: []string{"--config-options", "--set-config-stale"}},
 	"session.close":                  {flags: []string{"--close", "--fail-close"}},
 	"session.delete":                 {flags: []string{"--delete", "--fail-delete"}},
 	"process.stdin-close":            {flags: []string{"--ignore-stdin-close"}},
 	"process.sigterm":                {flags: []string{"--ignore-sigterm"}},
+}
+
+// moreBreakers break a check's requirement another way: each fails that
+// check, and no other.
+var moreBreakers = []struct {
+	id string
+	breaker
+}{
+	{"session.list", breaker{flags: []string{"--list", "--list-page-size", "1", "--list-cursor-loop"}}},
+	{"session.set-mode", breaker{flags: []string{"--modes", "--set-mode-error"}}},
+	{"session.set-config-option", breaker{flags: []string{"--config-options", "--set-config-accepts-unknown"}}},
+	{"session.close", breaker{flags: []string{"--close", "--close-keeps-session"}}},
 }
 
 func TestStandard_EveryCheckHasABreakingFlag(t *testing.T) {
@@ -155,26 +176,38 @@ func TestStandard_EachBreakingFlagFailsExactlyItsCheck(t *testing.T) {
 	for _, c := range check.Standard().Checks() {
 		t.Run(c.ID, func(t *testing.T) {
 			t.Parallel() // each run is mostly waiting on its own processes
-			b := breakers[c.ID]
-			require.NotEmpty(t, b.flags)
-			results := gradeAuth(t, b.authMethod, b.flags...)
-			broken := results[c.ID]
-			assert.Equal(t, check.StatusFail, broken.Status, "flags %q: %s", b.flags, broken.Reason)
-			assert.NotEmpty(t, broken.Reason)
-			assert.NotEmpty(t, broken.Transcript, "a failed check keeps its transcript")
-			for id, r := range results {
-				if id != c.ID {
-					assert.NotEqual(t, check.StatusFail, r.Status, "flags %q also failed %s: %s", b.flags, id, r.Reason)
-				}
-			}
-			wantFailed := c.Tier != check.TierAdvisory
-			var rs []check.Result
-			for _, r := range results {
-				rs = append(rs, r)
-			}
-			assert.Equal(t, wantFailed, check.Failed(rs), "exit status follows the tier")
+			failsExactly(t, c, breakers[c.ID])
 		})
 	}
+	for _, m := range moreBreakers {
+		c, ok := check.Standard().Lookup(m.id)
+		require.True(t, ok, m.id)
+		t.Run(m.id+"/"+strings.Join(m.flags, " "), func(t *testing.T) {
+			t.Parallel()
+			failsExactly(t, c, m.breaker)
+		})
+	}
+}
+
+// failsExactly grades the agent b breaks and asserts that c fails, with
+// a reason and a transcript, that no other check fails, and that the
+// exit status follows c's tier.
+func failsExactly(t *testing.T, c check.Check[*check.Session], b breaker) {
+	t.Helper()
+	require.NotEmpty(t, b.flags)
+	results := gradeAuth(t, b.authMethod, b.flags...)
+	broken := results[c.ID]
+	assert.Equal(t, check.StatusFail, broken.Status, "flags %q: %s", b.flags, broken.Reason)
+	assert.NotEmpty(t, broken.Reason)
+	assert.NotEmpty(t, broken.Transcript, "a failed check keeps its transcript")
+	var rs []check.Result
+	for id, r := range results {
+		rs = append(rs, r)
+		if id != c.ID {
+			assert.NotEqual(t, check.StatusFail, r.Status, "flags %q also failed %s: %s", b.flags, id, r.Reason)
+		}
+	}
+	assert.Equal(t, c.Tier != check.TierAdvisory, check.Failed(rs), "exit status follows the tier")
 }
 
 // needsATurn are the checks that run a prompt turn.
@@ -294,11 +327,11 @@ func TestStandard_LoggedOutAgentNeedsACredential(t *testing.T) {
 					assert.Equal(t, check.StatusNeedsCredential, r.Status, r.Reason)
 					assert.Contains(t, r.Reason, "-32000")
 					assert.NotEmpty(t, r.Transcript, "the refusal's transcript is kept")
-				case r.Tier == check.TierCapability && tc.granted != "":
-					// The initialize answers said what is not advertised.
+				case r.Gate != "" && tc.granted != "":
+					// The initialize answers said what is not advertised;
+					// what only session/new says stays unknown.
 					assert.True(t, r.NotLaunched, "%s: %s", r.ID, r.Reason)
-					assert.Equal(t, check.StatusSkip, r.Status, r.ID)
-					assert.Contains(t, r.Reason, "agent does not advertise")
+					assert.Contains(t, []check.Status{check.StatusSkip, check.StatusNeedsCredential}, r.Status, r.ID)
 				case onlyGranted:
 					assert.False(t, r.NotLaunched, "%s needs only what the agent grants: %s", r.ID, r.Reason)
 				default:
@@ -341,7 +374,7 @@ func TestStandard_AuthMethodLogsInBeforeSessions(t *testing.T) {
 
 	rep = gradeReportAuth(t, "oauth", flags...)
 	for _, r := range rep.Results {
-		if r.Tier != check.TierCapability || r.ID == "auth.method" || r.ID == "auth.unknown-method" {
+		if r.Gate == "" || r.ID == "auth.method" || r.ID == "auth.unknown-method" {
 			assert.Equal(t, check.StatusPass, r.Status, "%s: %s", r.ID, r.Reason)
 		}
 	}

@@ -48,7 +48,19 @@ const (
 	// GateAuthMethods: at least one auth method the client may pass to
 	// authenticate.
 	GateAuthMethods = "authMethods"
+	// GateModes and GateConfigOptions are advertised by session/new's
+	// answer (modes, configOptions), not by initialize.
+	GateModes         = "modes"
+	GateConfigOptions = "configOptions"
 )
+
+// knownGates are the gates the handshake and session/new set, so a check
+// cannot name one that is never learned.
+var knownGates = []string{
+	GateLoadSession, GateResume, GateClose, GateDelete, GateList,
+	GateImage, GateAudio, GateEmbeddedContext, GateMCPHTTP, GateMCPSSE,
+	GateAuthMethods, GateModes, GateConfigOptions,
+}
 
 // Advertises reports whether the agent advertised the capability gate
 // names. Capabilities are read the way an SDK client reads them: through
@@ -228,6 +240,7 @@ func (s *Session) createSessionWith(ctx context.Context, params map[string]any) 
 	if kindOf(r.Modes) == "an object" && json.Unmarshal(r.Modes, &modes) == nil && len(modes.AvailableModes) > 0 {
 		setup.Modes = &modes
 	}
+	s.advertised.learn(map[string]bool{GateModes: setup.Modes != nil, GateConfigOptions: len(selectOptions(setup.ConfigOptions)) > 0})
 	return setup, nil
 }
 

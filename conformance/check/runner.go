@@ -46,8 +46,8 @@ type Options struct {
 	Secrets []string
 	// Advertised, when set, reports whether the peer advertises a check's
 	// Gate, as far as earlier checks have learned it (known is false until
-	// then). A capability check whose gate is known not to be advertised
-	// is skipped without launching the peer.
+	// then). A check whose gate is known not to be advertised is skipped
+	// without launching the peer.
 	Advertised func(gate string) (advertised, known bool)
 }
 
@@ -115,8 +115,8 @@ func GradeWith[S Instance](ctx context.Context, r *Registry[S], launch Launcher[
 // — a need of it was found unavailable, or its gate is known not to be
 // advertised — or nil when it must run.
 func notLaunched[S any](c Check[S], role Role, unavailable map[Need]*Result, advertised func(string) (bool, bool)) *Result {
-	base := Result{ID: c.ID, Tier: c.Tier, Title: c.Title, Pins: c.Pins, NotLaunched: true}
-	if c.Tier == TierCapability && advertised != nil {
+	base := Result{ID: c.ID, Tier: c.Tier, Title: c.Title, Pins: c.Pins, Gate: c.Gate, NotLaunched: true}
+	if c.Gate != "" && advertised != nil {
 		if adv, known := advertised(c.Gate); known && !adv {
 			base.Status = StatusSkip
 			base.Reason = fmt.Sprintf("%s does not advertise %s (as it answered an earlier check; not launched)", role, c.Gate)
@@ -164,7 +164,7 @@ func runOne[S Instance](ctx context.Context, c Check[S], launch Launcher[S], o O
 	stop()
 	cancel()
 	s.Close()
-	res := &Result{ID: c.ID, Tier: c.Tier, Title: c.Title, Pins: c.Pins, Status: StatusPass, Duration: time.Since(start)}
+	res := &Result{ID: c.ID, Tier: c.Tier, Title: c.Title, Pins: c.Pins, Gate: c.Gate, Status: StatusPass, Duration: time.Since(start)}
 	var found Need
 	if err != nil {
 		if out, ok := asOutcome(err); ok {

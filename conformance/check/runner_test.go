@@ -169,6 +169,7 @@ func TestStandard_ChecksAreWellFormed(t *testing.T) {
 		if c.Tier == check.TierCapability {
 			assert.NotEmpty(t, c.Gate, c.ID)
 		}
+
 		assert.Equal(t, c.Title, strings.TrimSpace(c.Title), c.ID)
 	}
 }

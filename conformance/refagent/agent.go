@@ -93,12 +93,15 @@ func (a *Agent) drain(d time.Duration) {
 type typedAgent Agent
 
 var (
-	_ gen.Agent                = (*typedAgent)(nil)
-	_ gen.LoadSessionHandler   = (*typedAgent)(nil)
-	_ gen.ResumeSessionHandler = (*typedAgent)(nil)
-	_ gen.CloseSessionHandler  = (*typedAgent)(nil)
-	_ gen.DeleteSessionHandler = (*typedAgent)(nil)
-	_ gen.AuthenticateHandler  = (*typedAgent)(nil)
+	_ gen.Agent                         = (*typedAgent)(nil)
+	_ gen.LoadSessionHandler            = (*typedAgent)(nil)
+	_ gen.ResumeSessionHandler          = (*typedAgent)(nil)
+	_ gen.CloseSessionHandler           = (*typedAgent)(nil)
+	_ gen.DeleteSessionHandler          = (*typedAgent)(nil)
+	_ gen.AuthenticateHandler           = (*typedAgent)(nil)
+	_ gen.ListSessionsHandler           = (*typedAgent)(nil)
+	_ gen.SetSessionModeHandler         = (*typedAgent)(nil)
+	_ gen.SetSessionConfigOptionHandler = (*typedAgent)(nil)
 )
 
 // turn is a running prompt turn.
@@ -134,6 +137,12 @@ func (a *Agent) advertised(method string) bool {
 		return a.opts.Close
 	case gen.MethodSessionDelete:
 		return a.opts.Delete
+	case gen.MethodSessionList:
+		return a.opts.List
+	case gen.MethodSessionSetMode:
+		return a.opts.Modes
+	case gen.MethodSessionSetConfigOption:
+		return a.opts.ConfigOptions
 	}
 	return true
 }
@@ -169,6 +178,9 @@ func (ta *typedAgent) Initialize(_ context.Context, p *gen.InitializeRequest) (*
 	}
 	if a.opts.Delete {
 		caps.SessionCapabilities.Delete = &gen.SessionDeleteCapabilities{}
+	}
+	if a.opts.List {
+		caps.SessionCapabilities.List = &gen.SessionListCapabilities{}
 	}
 	r := &gen.InitializeResponse{ProtocolVersion: version, AgentCapabilities: caps, AuthMethods: a.authMethods()}
 	if !a.opts.NoAgentInfo {
@@ -245,7 +257,7 @@ func (ta *typedAgent) NewSession(ctx context.Context, p *gen.NewSessionRequest) 
 			map[string]any{"name": "refagent-help", "description": "List the reference agent's prompt words"},
 		}}))
 	}
-	return &gen.NewSessionResponse{SessionID: gen.SessionID(s.ID)}, nil
+	return &gen.NewSessionResponse{SessionID: gen.SessionID(s.ID), Modes: a.modeState(s), ConfigOptions: a.configOptions(s)}, nil
 }
 
 // LoadSession replays the conversation, then responds (or the reverse
@@ -318,6 +330,12 @@ func (ta *typedAgent) CloseSession(_ context.Context, p *gen.CloseSessionRequest
 	}
 	sid := string(p.SessionID)
 	a.cancelTurn(sid) // closing a session cancels its turn
+	if a.opts.CloseKeepsSession {
+		if _, ok := a.store.get(sid); ok {
+			a.log.Warn("closing in name only (--close-keeps-session)", "session_id", sid)
+			return &gen.CloseSessionResponse{}, nil
+		}
+	}
 	if !a.store.forget(sid) {
 		return nil, errorf(acpsdk.CodeResourceNotFound, "session not found: %s", sid)
 	}
@@ -335,6 +353,9 @@ func (ta *typedAgent) DeleteSession(_ context.Context, p *gen.DeleteSessionReque
 	}
 	sid := string(p.SessionID)
 	a.cancelTurn(sid)
+	if _, ok := a.store.get(sid); !ok && a.opts.DeleteStrict {
+		return nil, errorf(acpsdk.CodeResourceNotFound, "session not found: %s", sid)
+	}
 	// Deleting an unknown id succeeds silently.
 	if err := a.store.remove(sid); err != nil {
 		return nil, errorf(acpsdk.CodeInternalError, "deleting session: %v", err)

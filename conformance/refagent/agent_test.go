@@ -498,3 +498,80 @@ func TestAuthenticate_Misbehaviours(t *testing.T) {
 	require.NotNil(t, r.Error)
 	assert.EqualValues(t, 7, r.Error.Code, "--auth-error")
 }
+
+func TestList_PagesFiltersAndBreaks(t *testing.T) {
+	o := DefaultOptions()
+	o.List, o.ListPageSize = true, 1
+	c := startAgent(t, o)
+	c.call("initialize", map[string]any{"protocolVersion": 1})
+	for _, cwd := range []string{"/a", "/b"} {
+		_, r := c.call("session/new", map[string]any{"cwd": cwd, "mcpServers": []any{}})
+		require.Nil(t, r.Error)
+	}
+	_, r := c.call("session/list", map[string]any{})
+	require.Nil(t, r.Error)
+	assert.Equal(t, []any{map[string]any{"sessionId": "sess-1", "cwd": "/a"}}, r.Result["sessions"])
+	assert.Equal(t, "from-1", r.Result["nextCursor"])
+	_, r = c.call("session/list", map[string]any{"cursor": "from-1"})
+	assert.Equal(t, []any{map[string]any{"sessionId": "sess-2", "cwd": "/b"}}, r.Result["sessions"])
+	assert.NotContains(t, r.Result, "nextCursor", "the last page")
+	_, r = c.call("session/list", map[string]any{"cwd": "/b"})
+	assert.Equal(t, []any{map[string]any{"sessionId": "sess-2", "cwd": "/b"}}, r.Result["sessions"])
+
+	o.ListCursorLoop, o.ListOmitNewest, o.ListIgnoreCwd = true, true, true
+	c = startAgent(t, o)
+	c.call("initialize", map[string]any{"protocolVersion": 1})
+	c.call("session/new", map[string]any{"cwd": "/a", "mcpServers": []any{}})
+	c.call("session/new", map[string]any{"cwd": "/b", "mcpServers": []any{}})
+	_, r = c.call("session/list", map[string]any{"cwd": "/b"})
+	assert.Equal(t, []any{map[string]any{"sessionId": "sess-1", "cwd": "/a"}}, r.Result["sessions"], "cwd ignored, newest omitted")
+	assert.Equal(t, "from-0", r.Result["nextCursor"], "the cursor loops")
+}
+
+func TestModesAndConfigOptions(t *testing.T) {
+	o := DefaultOptions()
+	o.Modes, o.ModeIDsURL, o.ConfigOptions = true, true, true
+	c := startAgent(t, o)
+	c.call("initialize", map[string]any{"protocolVersion": 1})
+	_, r := c.call("session/new", map[string]any{"cwd": "/w", "mcpServers": []any{}})
+	require.Nil(t, r.Error)
+	modes := r.Result["modes"].(map[string]any)
+	assert.Equal(t, "https://acpkit.dev/refagent/modes#ask", modes["currentModeId"])
+	assert.Len(t, modes["availableModes"], 2)
+	assert.Equal(t, []any{map[string]any{"id": "effort", "name": "Effort", "category": "thought_level", "type": "select",
+		"currentValue": "low", "options": []any{map[string]any{"value": "low", "name": "low"}, map[string]any{"value": "high", "name": "high"}}}},
+		r.Result["configOptions"])
+
+	updates, resp := c.call("session/set_mode", map[string]any{"sessionId": "sess-1", "modeId": "https://acpkit.dev/refagent/modes#code"})
+	require.Nil(t, resp.Error)
+	require.Len(t, updates, 1)
+	assert.Equal(t, "current_mode_update", updates[0].kind())
+	assert.Equal(t, "https://acpkit.dev/refagent/modes#code", updates[0].Params.Update["currentModeId"])
+	_, r = c.call("session/set_mode", map[string]any{"sessionId": "sess-1", "modeId": "code"})
+	require.NotNil(t, r.Error)
+	assert.EqualValues(t, -32602, r.Error.Code)
+
+	_, r = c.call("session/set_config_option", map[string]any{"sessionId": "sess-1", "configId": "effort", "value": "high"})
+	require.Nil(t, r.Error)
+	assert.Equal(t, "high", r.Result["configOptions"].([]any)[0].(map[string]any)["currentValue"])
+	for _, bad := range []map[string]any{{"configId": "nope", "value": "high"}, {"configId": "effort", "value": "max"}} {
+		bad["sessionId"] = "sess-1"
+		_, r = c.call("session/set_config_option", bad)
+		require.NotNil(t, r.Error, bad)
+		assert.EqualValues(t, -32602, r.Error.Code)
+	}
+}
+
+func TestCloseKeepsSessionAndDeleteStrict(t *testing.T) {
+	o := DefaultOptions()
+	o.Close, o.Delete, o.CloseKeepsSession, o.DeleteStrict = true, true, true, true
+	c := startAgent(t, o)
+	sid := c.handshake()
+	_, r := c.call("session/close", map[string]any{"sessionId": sid})
+	require.Nil(t, r.Error)
+	_, r = c.prompt(sid, "hi")
+	assert.Nil(t, r.Error, "--close-keeps-session: the closed session still serves prompts")
+	_, r = c.call("session/delete", map[string]any{"sessionId": "never-made"})
+	require.NotNil(t, r.Error)
+	assert.EqualValues(t, -32002, r.Error.Code, "--delete-strict")
+}

@@ -119,6 +119,17 @@
 //	--delete          sessionCapabilities.delete; session/delete removes it
 //	                  (an unknown id succeeds)
 //	--mcp-http        mcpCapabilities.http: true
+//	--list            sessionCapabilities.list; session/list pages through
+//	                  the sessions (memory and --state-dir), oldest first,
+//	                  --list-page-size (default 10) at a time, honouring
+//	                  its cwd filter; the cursor is "from-<index>"
+//	--modes           session/new offers modes "ask" (current) and "code";
+//	                  session/set_mode switches to an offered one and sends
+//	                  current_mode_update, an unknown id is -32602
+//	--config-options  session/new offers the select option "effort"
+//	                  (thought_level: low, high); session/set_config_option
+//	                  sets an offered value and answers every option, an
+//	                  unknown option or value is -32602
 //
 // A method whose capability is not advertised is answered like an unknown
 // method.
@@ -164,6 +175,21 @@
 //	--load-replay-after-response  respond to session/load, then replay
 //	--resume-replays            replay on session/resume
 //	--fail-close, --fail-delete answer those methods with -32603
+//	--close-keeps-session       session/close succeeds but the session
+//	                            keeps serving prompts
+//	--delete-strict             session/delete of an unknown id is -32002
+//	--list-page-size N          sessions per session/list page
+//	--list-cursor-loop          every page names nextCursor "from-0": the
+//	                            paging never ends
+//	--list-omit-newest          session/list leaves out the newest session
+//	--list-ignore-cwd           session/list ignores its cwd filter
+//	--mode-ids-url              mode ids are URLs, as Copilot CLI's are
+//	--set-mode-error            session/set_mode to an offered mode is -32603
+//	--set-mode-accepts-unknown  session/set_mode to any id succeeds
+//	--silent-set-mode           no current_mode_update after set_mode
+//	--set-config-stale          session/set_config_option answers the old
+//	                            value
+//	--set-config-accepts-unknown  unknown options and values succeed
 //
 // Protocol and process faults:
 //

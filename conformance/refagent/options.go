@@ -26,6 +26,7 @@ type Options struct {
 
 	// Advertised capabilities.
 	LoadSession, Resume, Close, Delete, MCPHTTP bool
+	List, Modes, ConfigOptions                  bool
 
 	// Authentication.
 	AuthMethods       []string // advertised auth method ids (type agent)
@@ -53,6 +54,20 @@ type Options struct {
 	LoadReplayAfterResponse bool
 	ResumeReplays           bool
 	FailClose, FailDelete   bool
+	CloseKeepsSession       bool // session/close succeeds but the session keeps serving prompts
+	DeleteStrict            bool // session/delete of an unknown id is -32002
+
+	// Listing, modes and configuration options.
+	ListPageSize            int  // sessions per session/list page
+	ListCursorLoop          bool // every page names the same next cursor
+	ListOmitNewest          bool // session/list leaves out the newest session
+	ListIgnoreCwd           bool // session/list ignores its cwd filter
+	ModeIDsURL              bool // mode ids are URLs, as Copilot CLI's are
+	SetModeError            bool // session/set_mode to an advertised mode is -32603
+	SetModeAcceptsUnknown   bool // session/set_mode to an unknown mode succeeds
+	SilentSetMode           bool // session/set_mode sends no current_mode_update
+	SetConfigStale          bool // session/set_config_option answers the old value
+	SetConfigAcceptsUnknown bool // session/set_config_option accepts unknown options and values
 
 	// Protocol-level faults.
 	UnknownMethodCode     int // the code unknown methods are answered with
@@ -86,6 +101,7 @@ func DefaultOptions() Options {
 		SlowFor:           30 * time.Second,
 		CancelStopReason:  "cancelled",
 		OversizeBytes:     10<<20 + 1,
+		ListPageSize:      10,
 		UnknownMethodCode: -32601,
 		DescendantFor:     60 * time.Second,
 	}
@@ -109,6 +125,9 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.BoolVar(&o.Close, "close", false, "advertise and serve session/close")
 	fs.BoolVar(&o.Delete, "delete", false, "advertise and serve session/delete")
 	fs.BoolVar(&o.MCPHTTP, "mcp-http", false, "advertise mcpCapabilities.http")
+	fs.BoolVar(&o.List, "list", false, "advertise and serve session/list")
+	fs.BoolVar(&o.Modes, "modes", false, "offer session modes (ask, code) and serve session/set_mode")
+	fs.BoolVar(&o.ConfigOptions, "config-options", false, "offer a select configuration option (effort: low, high) and serve session/set_config_option")
 	fs.Func("auth-methods", "advertise these comma-separated auth method ids (type agent) and serve authenticate", func(v string) error {
 		o.AuthMethods = nil
 		for _, id := range strings.Split(v, ",") {
@@ -137,6 +156,18 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.BoolVar(&o.ResumeReplays, "resume-replays", false, "replay the conversation on session/resume")
 	fs.BoolVar(&o.FailClose, "fail-close", false, "answer session/close with an internal error")
 	fs.BoolVar(&o.FailDelete, "fail-delete", false, "answer session/delete with an internal error")
+	fs.BoolVar(&o.CloseKeepsSession, "close-keeps-session", false, "answer session/close with success but keep serving the session's prompts")
+	fs.BoolVar(&o.DeleteStrict, "delete-strict", false, "answer session/delete of an unknown id with -32002")
+	fs.IntVar(&o.ListPageSize, "list-page-size", o.ListPageSize, "sessions per session/list page")
+	fs.BoolVar(&o.ListCursorLoop, "list-cursor-loop", false, "name the same nextCursor on every session/list page, so paging never ends")
+	fs.BoolVar(&o.ListOmitNewest, "list-omit-newest", false, "leave the newest session out of session/list")
+	fs.BoolVar(&o.ListIgnoreCwd, "list-ignore-cwd", false, "ignore session/list's cwd filter")
+	fs.BoolVar(&o.ModeIDsURL, "mode-ids-url", false, "make the mode ids URLs, as Copilot CLI's are")
+	fs.BoolVar(&o.SetModeError, "set-mode-error", false, "answer session/set_mode to an advertised mode with an internal error")
+	fs.BoolVar(&o.SetModeAcceptsUnknown, "set-mode-accepts-unknown", false, "answer session/set_mode to a mode it never advertised with success")
+	fs.BoolVar(&o.SilentSetMode, "silent-set-mode", false, "send no current_mode_update after session/set_mode")
+	fs.BoolVar(&o.SetConfigStale, "set-config-stale", false, "answer session/set_config_option with the option's old value")
+	fs.BoolVar(&o.SetConfigAcceptsUnknown, "set-config-accepts-unknown", false, "answer session/set_config_option for unknown options and values with success")
 	fs.IntVar(&o.UnknownMethodCode, "unknown-method-code", o.UnknownMethodCode, "JSON-RPC error code for unknown methods")
 	fs.BoolVar(&o.AnswerNotifications, "answer-notifications", false, "answer unknown notifications with an error response")
 	fs.BoolVar(&o.DropCancelledRequests, "drop-cancelled-requests", false, "never answer a slow prompt cancelled with $/cancel_request")
@@ -161,6 +192,9 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	case "", "group", "detached":
 	default:
 		return o, fmt.Errorf("%w: --descendant must be group or detached, not %q", ErrUsage, o.Descendant)
+	}
+	if o.ListPageSize < 1 {
+		return o, fmt.Errorf("%w: --list-page-size must be at least 1", ErrUsage)
 	}
 	if _, err := ParseWords(o.Words); err != nil {
 		return o, fmt.Errorf("%w: --words: %w", ErrUsage, err)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,10 +29,15 @@ func acpcheck(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
+// allCaps makes the reference agent advertise every optional capability.
+const allCaps = " --load-session --resume --close --delete --list --modes --config-options --auth-methods key"
+
 func TestAcpcheck_ReferenceAgentExitsZero(t *testing.T) {
-	code, out, _ := acpcheck(t, "--command", refagent+" --load-session --resume --close --delete")
+	code, out, _ := acpcheck(t, "--auth-method", "key", "--command", refagent+allCaps)
 	assert.Equal(t, 0, code, out)
-	assert.Contains(t, out, "19 checks: 19 pass, 0 fail")
+	n := len(check.Standard().Checks())
+	assert.Contains(t, out, fmt.Sprintf("%d checks: %d pass, 0 fail", n, n))
+	assert.Contains(t, out, "— OK (acpkit-refagent 1.0.0)")
 }
 
 func TestAcpcheck_MandatoryFailureExitsOne(t *testing.T) {
