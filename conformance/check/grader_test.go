@@ -29,11 +29,13 @@ const (
 
 // allCaps advertises every optional capability, so no check is skipped
 // when acpcheck authenticates with allCapsAuth.
-// The variants it picks show what acpcheck must accept: session/list paged
+// Audio stays unadvertised, so prompt.unadvertised-content has a kind to
+// try. The variants it picks show what acpcheck must accept: session/list paged
 // one session at a time, mode ids that are URLs, -32002 for deleting an
 // unknown session.
 var allCaps = []string{"--load-session", "--resume", "--close", "--delete", "--auth-methods", allCapsAuth, "--require-auth",
-	"--list", "--list-page-size", "1", "--modes", "--mode-ids-url", "--config-options", "--delete-strict"}
+	"--list", "--list-page-size", "1", "--modes", "--mode-ids-url", "--config-options", "--delete-strict",
+	"--prompt-image", "--prompt-embedded-context"}
 
 // allCapsAuth is the auth method allCaps advertises and requires.
 const allCapsAuth = "key"
@@ -137,6 +139,10 @@ var breakers = map[string]breaker{
 	"prompt.updates-before-response": {flags: []string{"--late-updates"}},
 	"prompt.cancel":                  {flags: []string{"--cancel-stop-reason", "end_turn"}},
 	"prompt.session-ids":             {flags: []string{"--words", "foreign"}},
+	"prompt.resource-link":           {flags: []string{"--refuse-resource-link"}},
+	"prompt.advertised-content":      {flags: []string{"--prompt-image", "--refuse-advertised-content"}},
+	"prompt.unadvertised-content":    {flags: []string{"--accept-unadvertised-content"}},
+	"prompt.client-capabilities":     {flags: []string{"--ignore-client-capabilities"}},
 	"rpc.cancel-request":             {flags: []string{"--drop-cancelled-requests"}},
 	"session.load":                   {flags: []string{"--load-session", "--load-replay-after-response"}},
 	"session.resume":                 {flags: []string{"--resume", "--resume-replays"}},
@@ -210,10 +216,10 @@ func failsExactly(t *testing.T, c check.Check[*check.Session], b breaker) {
 	assert.Equal(t, c.Tier != check.TierAdvisory, check.Failed(rs), "exit status follows the tier")
 }
 
-// needsATurn are the checks that run a prompt turn.
-var needsATurn = map[string]bool{
-	"prompt.updates-before-response": true, "prompt.session-ids": true, "prompt.cancel": true,
-	"rpc.cancel-request": true, "session.load": true, "session.resume": true,
+// needsATurn reports whether check id runs a prompt turn.
+func needsATurn(id string) bool {
+	c, _ := check.Standard().Lookup(id)
+	return slices.Contains(c.Needs, check.NeedModel)
 }
 
 // TestStandard_PromptFailuresNeedAWorkingModel: a prompt refused for want
@@ -227,7 +233,7 @@ func TestStandard_PromptFailuresNeedAWorkingModel(t *testing.T) {
 			first := ""
 			for _, r := range rep.Results {
 				switch {
-				case needsATurn[r.ID]:
+				case needsATurn(r.ID):
 					assert.Equal(t, check.StatusNeedsModel, r.Status, "%s: %s", r.ID, r.Reason)
 					if first == "" {
 						first = r.ID

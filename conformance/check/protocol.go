@@ -48,6 +48,8 @@ const (
 	// GateAuthMethods: at least one auth method the client may pass to
 	// authenticate.
 	GateAuthMethods = "authMethods"
+	// GateAnyContent: at least one of image, audio and embedded context.
+	GateAnyContent = "promptCapabilities (image, audio or embeddedContext)"
 	// GateModes and GateConfigOptions are advertised by session/new's
 	// answer (modes, configOptions), not by initialize.
 	GateModes         = "modes"
@@ -59,7 +61,7 @@ const (
 var knownGates = []string{
 	GateLoadSession, GateResume, GateClose, GateDelete, GateList,
 	GateImage, GateAudio, GateEmbeddedContext, GateMCPHTTP, GateMCPSSE,
-	GateAuthMethods, GateModes, GateConfigOptions,
+	GateAuthMethods, GateAnyContent, GateModes, GateConfigOptions,
 }
 
 // Advertises reports whether the agent advertised the capability gate
@@ -130,7 +132,8 @@ func (s *Session) initializeWith(ctx context.Context, params map[string]any) (*H
 			GateResume:      sc.Resume != nil, GateClose: sc.Close != nil,
 			GateDelete: sc.Delete != nil, GateList: sc.List != nil,
 			GateImage: pc.Image, GateAudio: pc.Audio, GateEmbeddedContext: pc.EmbeddedContext,
-			GateMCPHTTP: c.McpCapabilities.HTTP, GateMCPSSE: c.McpCapabilities.SSE,
+			GateAnyContent: pc.Image || pc.Audio || pc.EmbeddedContext,
+			GateMCPHTTP:    c.McpCapabilities.HTTP, GateMCPSSE: c.McpCapabilities.SSE,
 			GateAuthMethods: len(h.AuthMethods) > 0,
 		}
 		s.advertised.learn(h.gates)
@@ -151,6 +154,9 @@ const CodeAuthRequired = -32000
 
 // CodeResourceNotFound is ACP's "resource not found" error code.
 const CodeResourceNotFound = -32002
+
+// CodeInvalidParams is JSON-RPC's "invalid params" error code.
+const CodeInvalidParams = -32602
 
 // documentedCodes are the error codes the schema's ErrorCode names.
 var documentedCodes = map[int64]bool{

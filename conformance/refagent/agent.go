@@ -41,10 +41,11 @@ type Agent struct {
 	stopTurns context.CancelFunc // cancels ctx
 
 	mu            sync.Mutex
-	authenticated bool             // authenticate succeeded on this connection
-	turns         map[string]*turn // running turn per session id
-	inflight      int              // handlers running
-	idle          chan struct{}    // closed when inflight drops to 0, if drain waits
+	clientCaps    gen.ClientCapabilities // what initialize offered
+	authenticated bool                   // authenticate succeeded on this connection
+	turns         map[string]*turn       // running turn per session id
+	inflight      int                    // handlers running
+	idle          chan struct{}          // closed when inflight drops to 0, if drain waits
 }
 
 func (a *Agent) handlerStarted() {
@@ -167,8 +168,12 @@ func (ta *typedAgent) Initialize(_ context.Context, p *gen.InitializeRequest) (*
 		version = gen.ProtocolVersion(a.opts.ProtocolVersion)
 	}
 	a.log.Info("initialize", "requested", p.ProtocolVersion, "answered", version)
+	a.mu.Lock()
+	a.clientCaps = p.ClientCapabilities
+	a.mu.Unlock()
 	var caps gen.AgentCapabilities
 	caps.LoadSession = a.opts.LoadSession
+	caps.PromptCapabilities = gen.PromptCapabilities{Image: a.opts.PromptImage, Audio: a.opts.PromptAudio, EmbeddedContext: a.opts.PromptEmbedded}
 	caps.McpCapabilities.HTTP = a.opts.MCPHTTP
 	if a.opts.Resume {
 		caps.SessionCapabilities.Resume = &gen.SessionResumeCapabilities{}

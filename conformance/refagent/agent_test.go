@@ -575,3 +575,53 @@ func TestCloseKeepsSessionAndDeleteStrict(t *testing.T) {
 	require.NotNil(t, r.Error)
 	assert.EqualValues(t, -32002, r.Error.Code, "--delete-strict")
 }
+
+func TestPrompt_ContentBlocksFollowPromptCapabilities(t *testing.T) {
+	image := map[string]any{"type": "image", "mimeType": "image/png", "data": pngPixel}
+	link := map[string]any{"type": "resource_link", "uri": "file:///w/README.md", "name": "README.md"}
+	prompt := func(c *client, sid string, block map[string]any) msg {
+		_, r := c.call("session/prompt", map[string]any{"sessionId": sid, "prompt": []any{map[string]any{"type": "text", "text": "hi"}, block}})
+		return r
+	}
+	c := startAgent(t, DefaultOptions())
+	sid := c.handshake()
+	r := prompt(c, sid, image)
+	require.NotNil(t, r.Error, "image is not advertised")
+	assert.EqualValues(t, -32602, r.Error.Code)
+	assert.Nil(t, prompt(c, sid, link).Error, "resource_link is baseline")
+
+	o := DefaultOptions()
+	o.PromptImage = true
+	c = startAgent(t, o)
+	sid = c.handshake()
+	assert.Nil(t, prompt(c, sid, image).Error, "--prompt-image")
+
+	o.RefuseAdvertisedContent, o.RefuseResourceLink = true, true
+	c = startAgent(t, o)
+	sid = c.handshake()
+	assert.NotNil(t, prompt(c, sid, image).Error, "--refuse-advertised-content")
+	assert.NotNil(t, prompt(c, sid, link).Error, "--refuse-resource-link")
+}
+
+func TestPrompt_ToolsCallOnlyOfferedClientMethods(t *testing.T) {
+	methods := func(o Options, caps map[string]any) []string {
+		c := startAgent(t, o)
+		var called []string
+		c.answer = func(method string, _ json.RawMessage) (any, *acpsdk.Error) {
+			called = append(called, method)
+			return map[string]any{"content": "# README", "terminalId": "t1"}, nil
+		}
+		c.call("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": caps})
+		_, created := c.call("session/new", map[string]any{"cwd": "/w", "mcpServers": []any{}})
+		_, r := c.prompt(created.Result["sessionId"].(string), "tools")
+		require.Nil(t, r.Error)
+		return called
+	}
+	none := map[string]any{"fs": map[string]any{"readTextFile": false}, "terminal": false}
+	assert.Empty(t, methods(DefaultOptions(), none))
+	all := map[string]any{"fs": map[string]any{"readTextFile": true}, "terminal": true}
+	assert.Equal(t, []string{"fs/read_text_file", "terminal/create"}, methods(DefaultOptions(), all))
+	o := DefaultOptions()
+	o.IgnoreClientCapabilities = true
+	assert.Equal(t, []string{"fs/read_text_file", "terminal/create"}, methods(o, none))
+}

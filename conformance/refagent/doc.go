@@ -58,7 +58,11 @@
 //	                      the number 42, completed by an update doing the same
 //	tools                 tool calls "read-1" (read), "edit-1" (edit) going
 //	                      pending → in_progress → completed, and "exec-1"
-//	                      (execute) going pending → in_progress → failed
+//	                      (execute) going pending → in_progress → failed;
+//	                      then, only if the client offered them,
+//	                      fs/read_text_file of <cwd>/README.md and
+//	                      terminal/create of "ls", each outcome reported in
+//	                      a chunk
 //	permission            tool call "perm-1" (delete), then
 //	                      session/request_permission offering allow_once
 //	                      "allow" and reject_once "reject"; the tool call
@@ -126,6 +130,11 @@
 //	--modes           session/new offers modes "ask" (current) and "code";
 //	                  session/set_mode switches to an offered one and sends
 //	                  current_mode_update, an unknown id is -32602
+//	--prompt-image, --prompt-audio, --prompt-embedded-context
+//	                  promptCapabilities image, audio, embeddedContext:
+//	                  prompts may hold those blocks; without the flag a
+//	                  prompt holding one is -32602 (text and resource_link
+//	                  are always served)
 //	--config-options  session/new offers the select option "effort"
 //	                  (thought_level: low, high); session/set_config_option
 //	                  sets an offered value and answers every option, an
@@ -190,6 +199,16 @@
 //	--set-config-stale          session/set_config_option answers the old
 //	                            value
 //	--set-config-accepts-unknown  unknown options and values succeed
+//
+// Prompt content and client capabilities:
+//
+//	--refuse-resource-link        a prompt holding a resource_link is -32602
+//	--refuse-advertised-content   a prompt holding an image, audio or
+//	                              resource block is -32602, advertised or not
+//	--accept-unadvertised-content serve those blocks unadvertised too
+//	--ignore-client-capabilities  the tools word calls fs/read_text_file
+//	                              and terminal/create even when the client
+//	                              did not offer them
 //
 // Protocol and process faults:
 //

@@ -27,6 +27,7 @@ type Options struct {
 	// Advertised capabilities.
 	LoadSession, Resume, Close, Delete, MCPHTTP bool
 	List, Modes, ConfigOptions                  bool
+	PromptImage, PromptAudio, PromptEmbedded    bool // promptCapabilities
 
 	// Authentication.
 	AuthMethods       []string // advertised auth method ids (type agent)
@@ -40,6 +41,12 @@ type Options struct {
 	RecordMCP            string // append the MCP servers of every session request to this file
 	AcceptUnknownSession bool
 	Chatty               bool // send notifications between turns
+
+	// Prompt content and client capabilities.
+	RefuseResourceLink        bool // answer a prompt with a resource_link block -32602
+	RefuseAdvertisedContent   bool // answer a prompt with an advertised image, audio or resource block -32602
+	AcceptUnadvertisedContent bool // serve image, audio and resource blocks it does not advertise
+	IgnoreClientCapabilities  bool // the tools word calls fs and terminal methods the client did not offer
 
 	// Turns.
 	Words              string        // prompt words applied to every prompt
@@ -126,6 +133,13 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.BoolVar(&o.Delete, "delete", false, "advertise and serve session/delete")
 	fs.BoolVar(&o.MCPHTTP, "mcp-http", false, "advertise mcpCapabilities.http")
 	fs.BoolVar(&o.List, "list", false, "advertise and serve session/list")
+	fs.BoolVar(&o.PromptImage, "prompt-image", false, "advertise promptCapabilities.image and serve image blocks")
+	fs.BoolVar(&o.PromptAudio, "prompt-audio", false, "advertise promptCapabilities.audio and serve audio blocks")
+	fs.BoolVar(&o.PromptEmbedded, "prompt-embedded-context", false, "advertise promptCapabilities.embeddedContext and serve resource blocks")
+	fs.BoolVar(&o.RefuseResourceLink, "refuse-resource-link", false, "answer a prompt holding a resource_link block with -32602")
+	fs.BoolVar(&o.RefuseAdvertisedContent, "refuse-advertised-content", false, "answer a prompt holding an image, audio or resource block with -32602, advertised or not")
+	fs.BoolVar(&o.AcceptUnadvertisedContent, "accept-unadvertised-content", false, "serve image, audio and resource blocks it does not advertise")
+	fs.BoolVar(&o.IgnoreClientCapabilities, "ignore-client-capabilities", false, "make the tools word call fs/read_text_file and terminal/create even when the client did not offer them")
 	fs.BoolVar(&o.Modes, "modes", false, "offer session modes (ask, code) and serve session/set_mode")
 	fs.BoolVar(&o.ConfigOptions, "config-options", false, "offer a select configuration option (effort: low, high) and serve session/set_config_option")
 	fs.Func("auth-methods", "advertise these comma-separated auth method ids (type agent) and serve authenticate", func(v string) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -72,6 +73,9 @@ func (ta *typedAgent) Prompt(ctx context.Context, p *gen.PromptRequest) (*gen.Pr
 			return nil, errorf(acpsdk.CodeResourceNotFound, "session not found: %s", sid)
 		}
 		s = &Session{ID: sid}
+	}
+	if err := a.acceptContent(p.Prompt); err != nil {
+		return nil, err
 	}
 	if a.opts.PromptError != 0 {
 		return nil, failure(a.opts.PromptError)
@@ -193,6 +197,9 @@ func (r *turnRun) play(sc Script, prompt string) (*gen.PromptResponse, error) {
 		if err := r.tools(); err != nil {
 			return nil, err
 		}
+		if err := r.clientTools(); err != nil {
+			return nil, err
+		}
 	}
 	if sc.Permission != "" {
 		if err := r.permission(sc.Permission); err != nil {
@@ -302,6 +309,33 @@ func (r *turnRun) tools() error {
 	}
 	for _, u := range steps {
 		if err := r.send(u); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// clientTools calls the client's fs and terminal methods the tools word
+// uses: only those the client offered, unless --ignore-client-capabilities.
+func (r *turnRun) clientTools() error {
+	a := r.a
+	a.mu.Lock()
+	caps := a.clientCaps
+	a.mu.Unlock()
+	ignore := a.opts.IgnoreClientCapabilities
+	cwd := "/"
+	if s, ok := a.store.get(r.sid); ok && s.Cwd != "" {
+		cwd = s.Cwd
+	}
+	if caps.Fs.ReadTextFile || ignore {
+		err := a.t.side.Call(r.ctx, gen.MethodFsReadTextFile, map[string]any{"sessionId": r.sid, "path": filepath.Join(cwd, "README.md")}, nil)
+		if err := r.say(r.msgID(3), "Reading README.md through the client: "+outcomeText(err)); err != nil {
+			return err
+		}
+	}
+	if caps.Terminal || ignore {
+		err := a.t.side.Call(r.ctx, gen.MethodTerminalCreate, map[string]any{"sessionId": r.sid, "command": "ls"}, nil)
+		if err := r.say(r.msgID(3), " Running ls in a client terminal: "+outcomeText(err)); err != nil {
 			return err
 		}
 	}
