@@ -119,6 +119,9 @@ type breaker struct {
 	flags []string
 	// authMethod is acpcheck's --auth-method for the run.
 	authMethod string
+	// alsoFails names other checks the flags fail because those checks
+	// pin the same requirement in another situation.
+	alsoFails []string
 }
 
 // breakers maps every check to the one reference-agent flag set that breaks
@@ -137,24 +140,31 @@ var breakers = map[string]breaker{
 	"session.new":                    {flags: []string{"--fail-new-session", "-32603"}},
 	"session.unknown-id":             {flags: []string{"--accept-unknown-session"}},
 	"prompt.updates-before-response": {flags: []string{"--late-updates"}},
-	"prompt.cancel":                  {flags: []string{"--cancel-stop-reason", "end_turn"}},
-	"prompt.session-ids":             {flags: []string{"--words", "foreign"}},
-	"prompt.resource-link":           {flags: []string{"--refuse-resource-link"}},
-	"prompt.advertised-content":      {flags: []string{"--prompt-image", "--refuse-advertised-content"}},
-	"prompt.unadvertised-content":    {flags: []string{"--accept-unadvertised-content"}},
-	"prompt.client-capabilities":     {flags: []string{"--ignore-client-capabilities"}},
-	"rpc.cancel-request":             {flags: []string{"--drop-cancelled-requests"}},
-	"session.load":                   {flags: []string{"--load-session", "--load-replay-after-response"}},
-	"session.resume":                 {flags: []string{"--resume", "--resume-replays"}},
-	"session.list":                   {flags: []string{"--list", "--list-omit-newest"}},
-	"session.list-cwd":               {flags: []string{"--list", "--list-ignore-cwd"}},
-	"session.set-mode":               {flags: []string{"--modes", "--set-mode-accepts-unknown"}},
-	"session.mode-update":            {flags: []string{"--modes", "--silent-set-mode"}},
-	"session.set-config-option":      {flags: []string{"--config-options", "--set-config-stale"}},
-	"session.close":                  {flags: []string{"--close", "--fail-close"}},
-	"session.delete":                 {flags: []string{"--delete", "--fail-delete"}},
-	"process.stdin-close":            {flags: []string{"--ignore-stdin-close"}},
-	"process.sigterm":                {flags: []string{"--ignore-sigterm"}},
+	// A turn cancelled with a permission request pending must end
+	// cancelled as well.
+	"prompt.cancel":               {flags: []string{"--cancel-stop-reason", "end_turn"}, alsoFails: []string{"prompt.cancel-permission"}},
+	"prompt.session-ids":          {flags: []string{"--words", "foreign"}},
+	"rpc.meta":                    {flags: []string{"--reject-meta"}},
+	"rpc.unknown-members":         {flags: []string{"--reject-unknown-members"}},
+	"prompt.cancel-permission":    {flags: []string{"--cancelled-permission-error"}},
+	"prompt.cancel-after-turn":    {flags: []string{"--sticky-cancel"}},
+	"prompt.after-cancel":         {flags: []string{"--stuck-after-cancel"}},
+	"prompt.resource-link":        {flags: []string{"--refuse-resource-link"}},
+	"prompt.advertised-content":   {flags: []string{"--prompt-image", "--refuse-advertised-content"}},
+	"prompt.unadvertised-content": {flags: []string{"--accept-unadvertised-content"}},
+	"prompt.client-capabilities":  {flags: []string{"--ignore-client-capabilities"}},
+	"rpc.cancel-request":          {flags: []string{"--drop-cancelled-requests"}},
+	"session.load":                {flags: []string{"--load-session", "--load-replay-after-response"}},
+	"session.resume":              {flags: []string{"--resume", "--resume-replays"}},
+	"session.list":                {flags: []string{"--list", "--list-omit-newest"}},
+	"session.list-cwd":            {flags: []string{"--list", "--list-ignore-cwd"}},
+	"session.set-mode":            {flags: []string{"--modes", "--set-mode-accepts-unknown"}},
+	"session.mode-update":         {flags: []string{"--modes", "--silent-set-mode"}},
+	"session.set-config-option":   {flags: []string{"--config-options", "--set-config-stale"}},
+	"session.close":               {flags: []string{"--close", "--fail-close"}},
+	"session.delete":              {flags: []string{"--delete", "--fail-delete"}},
+	"process.stdin-close":         {flags: []string{"--ignore-stdin-close"}},
+	"process.sigterm":             {flags: []string{"--ignore-sigterm"}},
 }
 
 // moreBreakers break a check's requirement another way: each fails that
@@ -204,12 +214,15 @@ func failsExactly(t *testing.T, c check.Check[*check.Session], b breaker) {
 	results := gradeAuth(t, b.authMethod, b.flags...)
 	broken := results[c.ID]
 	assert.Equal(t, check.StatusFail, broken.Status, "flags %q: %s", b.flags, broken.Reason)
+	for _, id := range b.alsoFails {
+		assert.Equal(t, check.StatusFail, results[id].Status, "flags %q: %s", b.flags, id)
+	}
 	assert.NotEmpty(t, broken.Reason)
 	assert.NotEmpty(t, broken.Transcript, "a failed check keeps its transcript")
 	var rs []check.Result
 	for id, r := range results {
 		rs = append(rs, r)
-		if id != c.ID {
+		if id != c.ID && !slices.Contains(b.alsoFails, id) {
 			assert.NotEqual(t, check.StatusFail, r.Status, "flags %q also failed %s: %s", b.flags, id, r.Reason)
 		}
 	}

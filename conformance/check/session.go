@@ -121,6 +121,9 @@ type Session struct {
 	authenticated bool
 	// advertised collects what the agent advertises, for the grading.
 	advertised *advertised
+	// holdPermissions leaves session/request_permission unanswered for the
+	// check to answer (Reply); guarded by mu.
+	holdPermissions bool
 }
 
 // Launch starts the agent described by t.
@@ -272,6 +275,9 @@ func (s *Session) receive(line []byte) {
 	m := parseMessage(raw)
 	s.append(m)
 	if m.IsRequest() {
+		if m.Method == gen.MethodSessionRequestPermission && s.holding() {
+			return // the check answers it (Reply)
+		}
 		s.helpers.Add(1)
 		go func() {
 			defer s.helpers.Done()
@@ -319,6 +325,30 @@ func (s *Session) append(m *Message) {
 func (s *Session) broadcastLocked() {
 	close(s.changed)
 	s.changed = make(chan struct{})
+}
+
+// HoldPermissions leaves every later session/request_permission
+// unanswered: the check finds it among the messages and answers it with
+// Reply, when it chooses.
+func (s *Session) HoldPermissions() {
+	s.mu.Lock()
+	s.holdPermissions = true
+	s.mu.Unlock()
+}
+
+func (s *Session) holding() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.holdPermissions
+}
+
+// Reply answers the agent's request m with result.
+func (s *Session) Reply(m *Message, result any) error {
+	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": result})
+	if err != nil {
+		return fmt.Errorf("check: encoding the answer to %s: %w", m.Method, err)
+	}
+	return s.WriteRaw(b)
 }
 
 // answer replies to a request the agent made: a permission request gets its

@@ -44,8 +44,12 @@ type Agent struct {
 	clientCaps    gen.ClientCapabilities // what initialize offered
 	authenticated bool                   // authenticate succeeded on this connection
 	turns         map[string]*turn       // running turn per session id
-	inflight      int                    // handlers running
-	idle          chan struct{}          // closed when inflight drops to 0, if drain waits
+	// pendingCancel and broken are per-session cancellation faults
+	// (--sticky-cancel, --stuck-after-cancel).
+	pendingCancel map[string]bool
+	broken        map[string]bool
+	inflight      int           // handlers running
+	idle          chan struct{} // closed when inflight drops to 0, if drain waits
 }
 
 func (a *Agent) handlerStarted() {
@@ -123,7 +127,8 @@ func (t *turn) isCancelled() bool {
 }
 
 func newAgent(ctx context.Context, stop context.CancelFunc, opts Options, log *slog.Logger, exit func(int)) *Agent {
-	return &Agent{ctx: ctx, stopTurns: stop, opts: opts, log: log, exit: exit, store: newStore(opts.StateDir), turns: map[string]*turn{}}
+	return &Agent{ctx: ctx, stopTurns: stop, opts: opts, log: log, exit: exit, store: newStore(opts.StateDir),
+		turns: map[string]*turn{}, pendingCancel: map[string]bool{}, broken: map[string]bool{}}
 }
 
 // advertised reports whether a method's capability, if it has one, is
@@ -228,6 +233,9 @@ func (ta *typedAgent) Cancel(_ context.Context, p *gen.CancelNotification) error
 	sid := string(p.SessionID)
 	a.mu.Lock()
 	t := a.turns[sid]
+	if t == nil && a.opts.StickyCancel {
+		a.pendingCancel[sid] = true
+	}
 	a.mu.Unlock()
 	if t != nil {
 		t.cancel()

@@ -625,3 +625,64 @@ func TestPrompt_ToolsCallOnlyOfferedClientMethods(t *testing.T) {
 	o.IgnoreClientCapabilities = true
 	assert.Equal(t, []string{"fs/read_text_file", "terminal/create"}, methods(o, none))
 }
+
+func TestExtras_RejectedOnlyWhenAsked(t *testing.T) {
+	params := map[string]any{"protocolVersion": 1, "_meta": map[string]any{"k": 1}, "futureMember": true}
+	c := startAgent(t, DefaultOptions())
+	_, r := c.call("initialize", params)
+	assert.Nil(t, r.Error, "by default _meta and unknown members are ignored")
+
+	o := DefaultOptions()
+	o.RejectMeta = true
+	c = startAgent(t, o)
+	_, r = c.call("initialize", params)
+	require.NotNil(t, r.Error)
+	assert.EqualValues(t, -32602, r.Error.Code)
+	assert.Contains(t, r.Error.Message, "_meta")
+
+	o = DefaultOptions()
+	o.RejectUnknownMembers = true
+	c = startAgent(t, o)
+	_, r = c.call("initialize", map[string]any{"protocolVersion": 1, "_meta": map[string]any{}, "clientInfo": map[string]any{"name": "x", "version": "1"}})
+	assert.Nil(t, r.Error, "members the type defines pass")
+	_, r = c.call("initialize", params)
+	require.NotNil(t, r.Error)
+	assert.Contains(t, r.Error.Message, `"futureMember"`)
+}
+
+func TestCancel_Faults(t *testing.T) {
+	o := DefaultOptions()
+	o.StickyCancel = true
+	c := startAgent(t, o)
+	sid := c.handshake()
+	c.notify("session/cancel", map[string]any{"sessionId": sid})
+	c.call("acpcheck/ping", map[string]any{}) // the cancel has been read
+	_, r := c.prompt(sid, "hi")
+	assert.Equal(t, "cancelled", r.Result["stopReason"], "--sticky-cancel: a cancel meant for no turn ends the next")
+
+	o = DefaultOptions()
+	o.StuckAfterCancel, o.SlowFor = true, time.Second
+	c = startAgent(t, o)
+	sid = c.handshake()
+	id := c.send("session/prompt", map[string]any{"sessionId": sid, "prompt": []any{map[string]any{"type": "text", "text": "slow"}}})
+	c.next() // the first update: the turn runs
+	c.notify("session/cancel", map[string]any{"sessionId": sid})
+	_, r = c.until(id)
+	require.Equal(t, "cancelled", r.Result["stopReason"])
+	_, r = c.prompt(sid, "hi")
+	require.NotNil(t, r.Error, "--stuck-after-cancel")
+	assert.EqualValues(t, -32603, r.Error.Code)
+}
+
+func TestPermission_CancelledOutcomeErrorOnRequest(t *testing.T) {
+	o := DefaultOptions()
+	o.CancelledPermissionError = true
+	c := startAgent(t, o)
+	c.answer = func(method string, _ json.RawMessage) (any, *acpsdk.Error) {
+		return map[string]any{"outcome": map[string]any{"outcome": "cancelled"}}, nil
+	}
+	sid := c.handshake()
+	_, r := c.prompt(sid, "permission")
+	require.NotNil(t, r.Error)
+	assert.EqualValues(t, -32603, r.Error.Code)
+}

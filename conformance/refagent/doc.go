@@ -174,6 +174,14 @@
 //	--cancel-stop-reason S      stop reason of a cancelled turn (default
 //	                            cancelled; end_turn mimics runtimes that
 //	                            ignore the spec)
+//	--cancelled-permission-error  fail a turn with -32603 when its
+//	                            permission request is answered cancelled
+//	                            (an uncaught cancellation)
+//	--sticky-cancel             remember a session/cancel sent while no
+//	                            turn runs, and cancel the session's next
+//	                            turn with it
+//	--stuck-after-cancel        after a turn ended cancelled, answer every
+//	                            prompt of its session with -32603
 //	--cancel-after-refusal      end a turn whose permission request was
 //	                            answered with a reject option with stop
 //	                            reason cancelled, as codex-acp 2.6.0 does
@@ -214,6 +222,12 @@
 //
 //	--log-env NAME              log NAME's value to stderr at start, as a
 //	                            leaky agent does (repeatable)
+//	--reject-meta               answer a request whose params carry _meta
+//	                            with -32602
+//	--reject-unknown-members    answer a request whose params carry a
+//	                            member its params type does not define
+//	                            with -32602 (methods with variant members
+//	                            excepted)
 //	--unknown-method-code CODE  answer unknown methods with CODE, not -32601
 //	--answer-notifications      answer unknown notifications with an error
 //	                            response (id null)

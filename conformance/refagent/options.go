@@ -53,9 +53,13 @@ type Options struct {
 	SlowFor            time.Duration // how long a slow turn lasts at most
 	CancelStopReason   string        // the stop reason a cancelled turn ends with
 	CancelAfterRefusal bool          // end a turn whose permission was refused with stop reason cancelled
-	LateUpdates        bool          // send a turn's last chunk after the prompt response
-	PromptError        int           // non-zero: answer every prompt with this error code
-	OversizeBytes      int           // size of the line the "oversize" word writes
+	// Cancellation faults.
+	CancelledPermissionError bool // a permission answered cancelled fails the turn with -32603
+	StickyCancel             bool // a session/cancel with no turn running cancels the next turn
+	StuckAfterCancel         bool // after a cancelled turn, every prompt of the session is -32603
+	LateUpdates              bool // send a turn's last chunk after the prompt response
+	PromptError              int  // non-zero: answer every prompt with this error code
+	OversizeBytes            int  // size of the line the "oversize" word writes
 
 	// Continuation and teardown methods.
 	LoadReplayAfterResponse bool
@@ -77,7 +81,9 @@ type Options struct {
 	SetConfigAcceptsUnknown bool // session/set_config_option accepts unknown options and values
 
 	// Protocol-level faults.
-	UnknownMethodCode     int // the code unknown methods are answered with
+	RejectMeta            bool // a request whose params carry _meta is -32602
+	RejectUnknownMembers  bool // a request whose params carry a member its type lacks is -32602
+	UnknownMethodCode     int  // the code unknown methods are answered with
 	AnswerNotifications   bool
 	DropCancelledRequests bool // never answer a prompt cancelled with $/cancel_request
 	DieOnGarbage          bool
@@ -163,6 +169,11 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.DurationVar(&o.SlowFor, "slow-for", o.SlowFor, "how long a slow turn lasts at most")
 	fs.StringVar(&o.CancelStopReason, "cancel-stop-reason", o.CancelStopReason, "stop reason a cancelled turn ends with")
 	fs.BoolVar(&o.CancelAfterRefusal, "cancel-after-refusal", false, "end a turn whose permission request was refused with stop reason cancelled (as codex-acp does)")
+	fs.BoolVar(&o.CancelledPermissionError, "cancelled-permission-error", false, "fail a turn with -32603 when its permission request is answered cancelled (an uncaught cancellation)")
+	fs.BoolVar(&o.StickyCancel, "sticky-cancel", false, "remember a session/cancel sent while no turn runs and cancel the session's next turn with it")
+	fs.BoolVar(&o.StuckAfterCancel, "stuck-after-cancel", false, "answer every prompt of a session whose turn was cancelled with -32603")
+	fs.BoolVar(&o.RejectMeta, "reject-meta", false, "answer a request whose params carry _meta with -32602")
+	fs.BoolVar(&o.RejectUnknownMembers, "reject-unknown-members", false, "answer a request whose params carry a member its params type does not define with -32602")
 	fs.BoolVar(&o.LateUpdates, "late-updates", false, "send each turn's last message chunk after the prompt response")
 	fs.IntVar(&o.PromptError, "prompt-error", 0, "answer every session/prompt with this JSON-RPC error code")
 	fs.IntVar(&o.OversizeBytes, "oversize-bytes", o.OversizeBytes, "length of the line the oversize word writes")

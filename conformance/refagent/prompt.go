@@ -92,7 +92,15 @@ func (ta *typedAgent) Prompt(ctx context.Context, p *gen.PromptRequest) (*gen.Pr
 	}
 	t := &turn{cancelled: make(chan struct{})}
 	a.mu.Lock()
+	if a.broken[s.ID] {
+		a.mu.Unlock()
+		return nil, errorf(acpsdk.CodeInternalError, "a turn is still running in session %s (--stuck-after-cancel)", s.ID)
+	}
 	a.turns[s.ID] = t
+	if a.pendingCancel[s.ID] {
+		delete(a.pendingCancel, s.ID)
+		t.cancel() // a cancel meant for no turn, applied to this one
+	}
 	a.mu.Unlock()
 	defer func() {
 		a.mu.Lock()
@@ -112,6 +120,11 @@ func (ta *typedAgent) Prompt(ctx context.Context, p *gen.PromptRequest) (*gen.Pr
 	}
 	if err != nil {
 		return nil, err
+	}
+	if a.opts.StuckAfterCancel && resp.StopReason == gen.StopReasonCancelled {
+		a.mu.Lock()
+		a.broken[s.ID] = true
+		a.mu.Unlock()
 	}
 	if err := a.store.append(s, Exchange{User: text.String(), Agent: r.reply.String()}); err != nil {
 		a.log.Error("saving the conversation", "session_id", s.ID, "error", err)
@@ -382,6 +395,9 @@ func (r *turnRun) permission(kind string) error {
 			}
 		} else {
 			verdict = "permission outcome: " + out.Outcome.Outcome
+			if r.a.opts.CancelledPermissionError && out.Outcome.Outcome == gen.RequestPermissionOutcomeCancelledTag {
+				return errorf(acpsdk.CodeInternalError, "permission request cancelled (--cancelled-permission-error)")
+			}
 		}
 	}
 	if err := r.send(toolUpdate(id, status, map[string]any{"title": verdict})); err != nil {

@@ -30,7 +30,7 @@ func acpcheck(t *testing.T, args ...string) (int, string, string) {
 }
 
 // allCaps makes the reference agent advertise every optional capability.
-const allCaps = " --load-session --resume --close --delete --list --modes --config-options --auth-methods key"
+const allCaps = " --load-session --resume --close --delete --list --modes --config-options --auth-methods key --prompt-image"
 
 func TestAcpcheck_ReferenceAgentExitsZero(t *testing.T) {
 	code, out, _ := acpcheck(t, "--auth-method", "key", "--command", refagent+allCaps)
