@@ -115,6 +115,9 @@ type Result struct {
 	// Transcript is the wire as the check saw it; kept only when the check
 	// did not pass (or when every transcript was asked for).
 	Transcript []Line `json:"transcript,omitempty"`
+	// recording is what a transcript file's header names
+	// (WriteTranscriptFile).
+	recording Recording
 }
 
 // outcome is the error type a check returns to say how it ended.

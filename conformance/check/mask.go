@@ -62,6 +62,9 @@ func (m *masker) lines(ls []Line) []Line {
 	}
 	for i := range ls {
 		ls[i].Text = m.r.Replace(ls[i].Text)
+		if ls[i].raw != nil {
+			ls[i].raw = []byte(m.r.Replace(string(ls[i].raw)))
+		}
 	}
 	return ls
 }

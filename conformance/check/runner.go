@@ -176,6 +176,9 @@ func runOne[S Instance](ctx context.Context, c Check[S], launch Launcher[S], o O
 	res.Reason = mask.text(res.Reason)
 	if o.KeepTranscripts || res.Status != StatusPass && res.Status != StatusSkip {
 		res.Transcript = mask.lines(s.Transcript())
+		if rec, ok := any(s).(recorded); ok {
+			res.recording = rec.Recording()
+		}
 	}
 	return res, found, s.Peer(), nil
 }

@@ -85,7 +85,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, live bool
 	only := fs.String("only", "", "comma-separated check IDs to run (default: all)")
 	verbose := fs.Bool("v", false, "log each check as it finishes to stderr")
 	list := fs.Bool("list", false, "list the checks (ID, tier, requirement, what it pins) and exit")
-	transcripts := fs.String("transcripts", "", "write every check's wire transcript to `DIR`/<check ID>.txt")
+	transcripts := fs.String("transcripts", "", "write every check's wire transcript to `DIR`/<check ID>.jsonl (acprun's transcript format: acprun replay and acprun show read it)")
 	version := fs.Bool("version", false, "print acpcheck's version and exit")
 	authMethod := fs.String("auth-method", "", "authenticate with this advertised auth method `ID` before every session/new (and grade authenticate with it)")
 	var env agentEnv
