@@ -45,7 +45,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -57,9 +56,18 @@ import (
 	"time"
 
 	"acpkit.dev/conformance/check"
+	"acpkit.dev/conformance/internal/scenario"
 )
 
 func main() {
+	// The graded client started acpcheck as its agent: by the link a
+	// grading made, or by the subcommand.
+	if socket, token, ok := scenario.FromLink(os.Args[0]); ok {
+		os.Exit(scenario.Main([]string{socket, token}, os.Stdin, os.Stdout, os.Stderr))
+	}
+	if len(os.Args) > 1 && os.Args[1] == scenario.Command {
+		os.Exit(scenario.Main(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, isTerminal(os.Stderr))
 	stop()
@@ -74,6 +82,9 @@ func isTerminal(f *os.File) bool {
 
 // run is acpcheck; live draws the progress line on stderr.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, live bool) int {
+	if len(args) > 0 && args[0] == "client" {
+		return runClient(ctx, args[1:], stdout, stderr, live)
+	}
 	fs := flag.NewFlagSet("acpcheck", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	command := fs.String("command", "", "the agent command line, e.g. \"gemini --acp\" (required)")
@@ -87,6 +98,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, live bool
 	list := fs.Bool("list", false, "list the checks (ID, tier, requirement, what it pins) and exit")
 	transcripts := fs.String("transcripts", "", "write every check's wire transcript to `DIR`/<check ID>.jsonl (acprun's transcript format: acprun replay and acprun show read it)")
 	version := fs.Bool("version", false, "print acpcheck's version and exit")
+	html := fs.String("html", "", "also write the report as one self-contained HTML page to `FILE`")
 	authMethod := fs.String("auth-method", "", "authenticate with this advertised auth method `ID` before every session/new (and grade authenticate with it)")
 	var env agentEnv
 	fs.Var(&env, "agent-env", "set `NAME=VALUE` in the agent's environment (repeatable); NAME alone passes acpcheck's own value, keeping it off every command line; values are masked in transcripts and reports")
@@ -98,13 +110,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, live bool
 		return 0
 	}
 	if *list {
-		for _, c := range check.Standard().Checks() {
-			fmt.Fprintf(stdout, "%-32s %-10s %s\n", c.ID, c.Tier, c.Title)
-			if c.Gate != "" {
-				fmt.Fprintf(stdout, "%44sruns when the agent advertises %s\n", "", c.Gate)
-			}
-			fmt.Fprintf(stdout, "%44spins: %s\n", "", c.Pins)
-		}
+		listChecks(stdout, check.Standard())
 		return 0
 	}
 	argv := strings.Fields(*command)
@@ -118,40 +124,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, live bool
 		return check.ExitUsage
 	}
 	reg := check.Standard()
-	var ids []string
-	if *only != "" {
-		for _, id := range strings.Split(*only, ",") {
-			id = strings.TrimSpace(id)
-			if _, ok := reg.Lookup(id); !ok {
-				fmt.Fprintf(stderr, "acpcheck: --only: unknown check %q\n", id)
-				return check.ExitUsage
-			}
-			ids = append(ids, id)
-		}
+	ids, err := parseOnly(reg, *only)
+	if err != nil {
+		fmt.Fprintf(stderr, "acpcheck: %v\n", err)
+		return check.ExitUsage
 	}
-	var known check.Baseline
-	if *baseline != "" {
-		f, err := os.Open(*baseline)
-		if err != nil {
-			fmt.Fprintf(stderr, "acpcheck: %v\n", err)
-			return check.ExitUsage
-		}
-		known, err = check.ParseBaseline(f, reg)
-		f.Close()
-		if err != nil {
-			fmt.Fprintf(stderr, "acpcheck: %s: %v\n", *baseline, err)
-			return check.ExitUsage
-		}
+	known, err := readBaseline(reg, *baseline)
+	if err != nil {
+		fmt.Fprintf(stderr, "acpcheck: %v\n", err)
+		return check.ExitUsage
 	}
 	var logger *slog.Logger
 	if *verbose {
 		logger = slog.New(slog.NewTextHandler(stderr, nil)).With("component", "acpcheck")
 	}
-	if *transcripts != "" {
-		if err := os.MkdirAll(*transcripts, 0o755); err != nil {
-			fmt.Fprintf(stderr, "acpcheck: --transcripts: %v\n", err)
-			return check.ExitUsage
-		}
+	if err := prepareOutputs(*transcripts); err != nil {
+		fmt.Fprintf(stderr, "acpcheck: %v\n", err)
+		return check.ExitUsage
 	}
 	target := check.Target{Argv: argv, Dir: dir}
 	if len(env) > 0 {
@@ -176,38 +165,5 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, live bool
 	}
 	rep, err := check.Grade(ctx, reg, cfg)
 	bar.stop()
-	if err != nil {
-		fmt.Fprintf(stderr, "acpcheck: %v\n", err)
-		return check.ExitUsage
-	}
-	if errors.Is(ctx.Err(), context.Canceled) {
-		fmt.Fprintln(stderr, "acpcheck: interrupted")
-		return check.ExitUsage
-	}
-	if *transcripts != "" {
-		if err := writeTranscripts(*transcripts, rep.Results); err != nil {
-			fmt.Fprintf(stderr, "acpcheck: --transcripts: %v\n", err)
-			return check.ExitUsage
-		}
-		// The report keeps its usual shape: transcripts of what did not pass.
-		for i, r := range rep.Results {
-			if r.Status == check.StatusPass || r.Status == check.StatusSkip {
-				rep.Results[i].Transcript = nil
-			}
-		}
-	}
-	rep.Env = env.masked()
-	rep.ApplyBaseline(known)
-	if *asJSON {
-		err = check.WriteJSON(stdout, rep)
-		// The verdict, naming the agent, for the person who ran it.
-		fmt.Fprintf(stderr, "acpcheck: %s\n", check.SummaryLine(rep))
-	} else {
-		err = check.WriteTable(stdout, rep)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "acpcheck: %v\n", err)
-		return check.ExitUsage
-	}
-	return rep.Verdict.ExitCode()
+	return emit(ctx, rep, err, emitOptions{transcripts: *transcripts, html: *html, json: *asJSON, baseline: known, env: env.masked()}, stdout, stderr)
 }
