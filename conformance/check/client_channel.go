@@ -63,7 +63,9 @@ func openChannel(program string) (*channel, error) {
 	return c, nil
 }
 
-func isSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f' }
+func isSpace(r rune) bool {
+	return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f'
+}
 
 // helloBound bounds how long a connection may take to say which run it
 // belongs to.

@@ -103,4 +103,3 @@ func runClient(ctx context.Context, args []string, stdout, stderr io.Writer, liv
 	bar.stop()
 	return emit(ctx, rep, err, emitOptions{transcripts: *transcripts, html: *html, json: *asJSON, baseline: known, env: env.masked()}, stdout, stderr)
 }
-
