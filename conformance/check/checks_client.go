@@ -167,8 +167,9 @@ func (f *firstTurn) play(play func(ctx context.Context, t *AgentTurn) error) fun
 	}
 }
 
-// oddTurn is a first turn that sends a chunk, then odd, then a second
-// chunk and end_turn.
+// oddTurn is a first turn that sends a chunk, then odd, then — after
+// AgentWindDown, so a client that dies of the odd part is seen gone
+// before the turn's answer — a second chunk and end_turn.
 func oddTurn(r *ClientRun, odd func(ctx context.Context, t *AgentTurn) error) func(context.Context, *AgentTurn) error {
 	return func(ctx context.Context, t *AgentTurn) error {
 		if err := t.Chunk(r.Marker("before")); err != nil {
@@ -177,6 +178,7 @@ func oddTurn(r *ClientRun, odd func(ctx context.Context, t *AgentTurn) error) fu
 		if err := odd(ctx, t); err != nil {
 			return err
 		}
+		pause(ctx, AgentWindDown)
 		if err := t.Chunk(r.Marker("after")); err != nil {
 			return err
 		}
@@ -243,7 +245,9 @@ func cancelsAfter(c *AgentConn, from int) *Message {
 
 func checkClientTurn(ctx context.Context, r *ClientRun) error {
 	var f firstTurn
-	c, err := r.Play(ctx, Scenario{Turn: f.play(PlainTurn)})
+	// The turn takes a while, as a model's does: a client that does not
+	// wait for the answer has ended the connection by then.
+	c, err := r.Play(ctx, Scenario{Turn: f.play(oddTurn(r, func(context.Context, *AgentTurn) error { return nil }))})
 	if err != nil {
 		return err
 	}

@@ -108,6 +108,15 @@ func GradeClient(ctx context.Context, r *Registry[*ClientRun], cfg ClientConfig)
 		return rep, fmt.Errorf("check: the scenario agent program: %w", err)
 	}
 	cfg.AgentProgram = program
+	// The client runs in a directory of its own: a relative path to its
+	// program means one relative to acpcheck's.
+	if p := cfg.Argv[0]; strings.ContainsAny(p, `/\`) && !filepath.IsAbs(p) {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return rep, fmt.Errorf("check: the client program: %w", err)
+		}
+		cfg.Argv = append([]string{abs}, cfg.Argv[1:]...)
+	}
 	if cfg.LineBound <= 0 {
 		cfg.LineBound = DefaultClientLineBound
 	}

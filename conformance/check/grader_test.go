@@ -20,7 +20,9 @@ import (
 // refagent is the reference agent binary, built once in TestMain.
 var refagent string
 
-func TestMain(m *testing.M) { testbin.Main(m, &refagent) }
+func TestMain(m *testing.M) {
+	testbin.MainBuilding(m, map[string]*string{testbin.RefAgent: &refagent, testbin.RefClient: &refclient, testbin.ACPCheck: &acpcheckBin})
+}
 
 const (
 	testTimeout   = 10 * time.Second
