@@ -3,10 +3,12 @@ package check
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -873,13 +875,42 @@ func oversizeLine(sessionID string, n int) []byte {
 func checkClientOversize(ctx context.Context, r *ClientRun) error {
 	var f firstTurn
 	n := r.g.cfg.LineBound + 1
-	c, err := r.Play(ctx, Scenario{Turn: f.play(oddTurn(r, func(_ context.Context, t *AgentTurn) error {
-		return t.C.Write(oversizeLine(t.SessionID, n))
-	}))})
+	what := fmt.Sprintf("a line of %d bytes", n)
+	_, err := r.Play(ctx, Scenario{Turn: f.play(func(ctx context.Context, t *AgentTurn) error {
+		if err := t.Chunk(r.Marker("before")); err != nil {
+			return err
+		}
+		if err := t.C.Write(oversizeLine(t.SessionID, n)); err != nil {
+			return err
+		}
+		// A client may end the turn at the line, and its run after it
+		// (the turn reported failed); what it must not do is lose the
+		// connection: a request sent next is still answered.
+		m, err := t.C.Call(ctx, "_acpcheck/ping", map[string]any{"sessionId": t.SessionID})
+		if err != nil {
+			return Failf("the connection did not survive %s: a request sent after it got no answer (%v)", what, err)
+		}
+		if m.Error == nil && m.Result == nil {
+			return Failf("the answer to the request after %s is neither a result nor an error", what)
+		}
+		if err := t.Chunk(r.Marker("after")); err != nil && !errors.Is(err, ErrAgentClosed) {
+			return err
+		}
+		if err := t.End(gen.StopReasonEndTurn); err != nil && !errors.Is(err, ErrAgentClosed) {
+			return err
+		}
+		return nil
+	})})
 	if err != nil {
 		return err
 	}
-	return endedWell(r, c, f.t, fmt.Sprintf("a line of %d bytes", n), true)
+	if f.t == nil {
+		return Failf("the client never sent session/prompt")
+	}
+	if exited, _, _ := r.ClientExit(); !exited {
+		return Failf("the client did not end its run within the timeouts after %s", what)
+	}
+	return nil
 }
 
 func checkClientShutdownStdin(ctx context.Context, r *ClientRun) error {
@@ -917,10 +948,20 @@ func checkClientShutdownWaits(ctx context.Context, r *ClientRun) error {
 		return Failf("the client did not exit within %v of ending its run", r.g.cfg.ExitBound)
 	}
 	r.mu.Lock()
-	left := r.leftRunning
+	left := slices.Clone(r.leftRunning)
+	conns := slices.Clone(r.conns)
 	r.mu.Unlock()
-	if len(left) > 0 {
-		return Failf("the client exited while its agent (pid %s) was still running: it did not wait for the agent to exit", strings.Join(left, ", "))
+	// An agent still running when the client exited was left running —
+	// unless it was killed after all (the client stopped it, and did not
+	// wait for the corpse): it was then stopped, not left.
+	for _, c := range conns {
+		pid := strconv.Itoa(c.hello.PID)
+		if !slices.Contains(left, pid) {
+			continue
+		}
+		if _, _, code := c.Gone(); code != nil {
+			return Failf("the client exited while its agent (pid %s) was still running, and the agent exited by itself later: the client did not wait for it", pid)
+		}
 	}
 	return nil
 }

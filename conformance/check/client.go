@@ -151,7 +151,7 @@ func placeholderIn(argv []string) bool {
 // clientBudget bounds one client check as a whole: the client's start,
 // a few waits for it, its end and its exit.
 func clientBudget(cfg ClientConfig) time.Duration {
-	return 6*cfg.Timeout + 3*cfg.ExitBound
+	return startBound(cfg) + 6*cfg.Timeout + 3*cfg.ExitBound
 }
 
 // ClientRun is one run of the graded client, for one check: the client
@@ -177,8 +177,6 @@ type ClientRun struct {
 	exitAt  time.Duration
 	output  strings.Builder // the client's stdout and stderr, bounded
 	peer    Peer
-	// interrupted is when acpcheck interrupted the client (0: never).
-	interrupted time.Duration
 	// leftRunning lists the pids of the scenario agents still running
 	// when the client exited.
 	leftRunning []string
@@ -463,9 +461,6 @@ func exitCode(err error) int {
 // cancel its turn: SIGINT to the client process (Windows: CTRL_BREAK_EVENT
 // to its process group, which Go and Node programs see as an interrupt).
 func (r *ClientRun) InterruptClient() error {
-	r.mu.Lock()
-	r.interrupted = time.Since(r.tr.start)
-	r.mu.Unlock()
 	r.tr.notef("acpcheck interrupted the client (%s), as a person would to cancel the turn", interruptName)
 	return interrupt(r.cmd.Process.Pid)
 }

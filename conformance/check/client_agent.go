@@ -208,12 +208,19 @@ func (c *AgentConn) close() {
 	<-c.done
 }
 
-// Write writes one line (and its newline) to the client, as the agent.
+// Write writes one line (and its newline) to the client, as the agent. It
+// fails with ErrAgentClosed when the agent is gone.
 func (c *AgentConn) Write(line []byte) error {
+	c.run.mu.Lock()
+	closed := c.closed
+	c.run.mu.Unlock()
+	if closed {
+		return fmt.Errorf("%w: the agent is gone, so it cannot write to the client", ErrAgentClosed)
+	}
 	c.run.tr.add(DirRecv, line)
 	buf := make([]byte, 0, len(line)+1)
 	if err := c.rc.send(scenario.KindStdout, append(append(buf, line...), '\n')); err != nil {
-		return fmt.Errorf("check: writing to the client: %w", err)
+		return fmt.Errorf("%w: writing to the client: %w", ErrAgentClosed, err)
 	}
 	return nil
 }

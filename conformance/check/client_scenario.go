@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -147,7 +148,7 @@ func (t *AgentTurn) SendPermission(toolCallID string) (int64, error) {
 // failure.
 func (r *ClientRun) Play(ctx context.Context, sc Scenario) (*AgentConn, error) {
 	var c *AgentConn
-	r.wait(ctx, r.g.cfg.Timeout, func() bool {
+	r.wait(ctx, startBound(r.g.cfg), func() bool {
 		if len(r.conns) > 0 {
 			c = r.conns[0]
 		}
@@ -157,14 +158,21 @@ func (r *ClientRun) Play(ctx context.Context, sc Scenario) (*AgentConn, error) {
 		if exited, code, _ := r.ClientExit(); exited {
 			return nil, Failf("the client exited (status %d) without starting its agent (the %s command)", code, AgentPlaceholder)
 		}
-		return nil, Failf("the client did not start its agent (the %s command) within %v", AgentPlaceholder, r.g.cfg.Timeout)
+		return nil, Failf("the client did not start its agent (the %s command) within %v", AgentPlaceholder, startBound(r.g.cfg))
 	}
 	err := c.serve(ctx, &sc)
+	if errors.Is(err, ErrAgentClosed) {
+		err = Failf("the client ended the connection while the agent was still playing its part (%v)", err)
+	}
 	if err == nil {
 		r.wait(ctx, r.g.cfg.ExitBound, func() bool { return r.exited })
 	}
 	return c, err
 }
+
+// startBound bounds the wait for the client to start its agent: a client
+// may load a runtime first (node, npx), so it is longer than one answer's.
+func startBound(cfg ClientConfig) time.Duration { return 3 * cfg.Timeout }
 
 // serve handles the client's messages in order until the connection
 // ends, the client is idle for the timeout, ctx ends or a hook fails.
@@ -307,6 +315,3 @@ func (c *AgentConn) Advertises(gate string) bool {
 func (r *ClientRun) Learn(gate string, does bool) {
 	r.g.learned.learn(map[string]bool{gate: does})
 }
-
-// sinceStart is the time since the run's transcript clock started.
-func (r *ClientRun) sinceStart() time.Duration { return time.Since(r.tr.start) }
