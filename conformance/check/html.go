@@ -20,6 +20,10 @@ import (
 func WriteHTML(w io.Writer, r Report) error {
 	r.Judge()
 	page := htmlPage{Report: r, Summary: SummaryLine(r), Groups: r.NotGradedGroups()}
+	page.Heading = fmt.Sprintf("acpcheck graded the %s %s", r.Role, r.PeerName())
+	if r.Peer.Name == "" {
+		page.Heading = "acpcheck graded " + r.PeerName()
+	}
 	page.ClientLabel, page.AgentLabel = "acpcheck (client)", "agent graded"
 	if r.Role == RoleClient {
 		page.ClientLabel, page.AgentLabel = "client graded", "acpcheck's scenario agent"
@@ -41,6 +45,7 @@ func WriteHTML(w io.Writer, r Report) error {
 
 type htmlPage struct {
 	Report
+	Heading                 string
 	Summary                 string
 	Groups                  []NotGradedGroup
 	Rows                    []htmlRow
@@ -175,7 +180,7 @@ details.exchange.fail > summary { background: #fdf1f0; }
 </style>
 </head>
 <body>
-<h1>acpcheck graded the {{.Role}} <span class="peer">{{.PeerName}}</span></h1>
+<h1>{{.Heading}}</h1>
 <p>Verdict: <span class="verdict {{.Verdict}}" id="verdict">{{.Verdict}}</span></p>
 <p class="summary" id="summary">{{.Summary}}</p>
 <p>Command: <code>{{range $i, $a := .Command}}{{if $i}} {{end}}{{$a}}{{end}}</code>{{if .Env}}<br>Environment set: <code>{{range .Env}}{{.}} {{end}}</code>{{end}}</p>

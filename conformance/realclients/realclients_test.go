@@ -25,9 +25,9 @@ import (
 var update = flag.Bool("update", false, "rewrite the real clients' table in conformance/README.md from this run")
 
 // The binaries the clients and the grading need, built once in TestMain:
-// acpcheck (the scenario agent), acprun, and coder/acp-go-sdk's example
-// client at the version go.mod pins.
-var acpcheck, acprun, coderClient string
+// acpcheck (the scenario agent), acprun, coder/acp-go-sdk's example
+// client at the version go.mod pins, and the reference client.
+var acpcheck, acprun, coderClient, refclient string
 
 const (
 	pkgACPRun      = "acpkit.dev/adapter/cmd/acprun"
@@ -35,7 +35,7 @@ const (
 )
 
 func TestMain(m *testing.M) {
-	testbin.MainBuilding(m, map[string]*string{testbin.ACPCheck: &acpcheck, pkgACPRun: &acprun, pkgCoderClient: &coderClient})
+	testbin.MainBuilding(m, map[string]*string{testbin.ACPCheck: &acpcheck, testbin.RefClient: &refclient, pkgACPRun: &acprun, pkgCoderClient: &coderClient})
 }
 
 // realClient is one graded client: how it is started, and what the README
@@ -109,6 +109,9 @@ func requireInstalled(t *testing.T, path string) {
 // scenario agent mostly waits, the clients start Node or Go binaries)
 // against their baselines, then checks the README's table.
 func TestClients_Graded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short (make check) leaves out the real clients; make test grades them")
+	}
 	rows := make([]string, len(realClients))
 	var mu sync.Mutex
 	t.Run("clients", func(t *testing.T) {

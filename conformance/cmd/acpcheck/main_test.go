@@ -14,12 +14,20 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"acpkit.dev/conformance/check"
+	"acpkit.dev/conformance/internal/scenario"
 	"acpkit.dev/conformance/internal/testbin"
 )
 
-var refagent string
+var refagent, refclient string
 
-func TestMain(m *testing.M) { testbin.Main(m, &refagent) }
+func TestMain(m *testing.M) {
+	// acpcheck client links its own executable as the scenario agent: in
+	// these tests that is this test binary, which then plays the part.
+	if socket, token, ok := scenario.FromLink(os.Args[0]); ok {
+		os.Exit(scenario.Main([]string{socket, token}, os.Stdin, os.Stdout, os.Stderr))
+	}
+	testbin.MainBuilding(m, map[string]*string{testbin.RefAgent: &refagent, testbin.RefClient: &refclient})
+}
 
 func acpcheck(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
