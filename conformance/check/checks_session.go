@@ -141,24 +141,16 @@ func sameDir(a, b string) bool {
 }
 
 func checkList(ctx context.Context, s *Session) error {
-	h, err := s.Initialize(ctx)
-	if err != nil {
-		return prereq(err)
-	}
-	if err := requireGate(h, GateList); err != nil {
+	if _, err := gated(ctx, s, GateList); err != nil {
 		return err
 	}
 	// Two sessions, so an agent that pages by one has a second page.
-	_, err = listedSessions(ctx, s, 2)
+	_, err := listedSessions(ctx, s, 2)
 	return err
 }
 
 func checkListCwd(ctx context.Context, s *Session) error {
-	h, err := s.Initialize(ctx)
-	if err != nil {
-		return prereq(err)
-	}
-	if err := requireGate(h, GateList); err != nil {
+	if _, err := gated(ctx, s, GateList); err != nil {
 		return err
 	}
 	ids, err := listedSessions(ctx, s, 1)

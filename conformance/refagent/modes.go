@@ -63,6 +63,15 @@ func (a *Agent) configOptions(s *Session) []gen.SessionConfigOption {
 	}}
 }
 
+// knownSession is the session sid, or -32002.
+func (a *Agent) knownSession(sid gen.SessionID) (*Session, error) {
+	s, ok := a.store.get(string(sid))
+	if !ok {
+		return nil, errorf(acpsdk.CodeResourceNotFound, "session not found: %s", sid)
+	}
+	return s, nil
+}
+
 // SetSessionMode switches an advertised mode and confirms it with a
 // current_mode_update; an unknown mode is -32602.
 func (ta *typedAgent) SetSessionMode(ctx context.Context, p *gen.SetSessionModeRequest) (*gen.SetSessionModeResponse, error) {
@@ -70,9 +79,9 @@ func (ta *typedAgent) SetSessionMode(ctx context.Context, p *gen.SetSessionModeR
 	if !a.opts.Modes {
 		return nil, a.notImplemented(gen.MethodSessionSetMode)
 	}
-	s, ok := a.store.get(string(p.SessionID))
-	if !ok {
-		return nil, errorf(acpsdk.CodeResourceNotFound, "session not found: %s", p.SessionID)
+	s, err := a.knownSession(p.SessionID)
+	if err != nil {
+		return nil, err
 	}
 	mode := string(p.ModeID)
 	switch {
@@ -100,9 +109,9 @@ func (ta *typedAgent) SetSessionConfigOption(_ context.Context, p *gen.SetSessio
 	if !a.opts.ConfigOptions {
 		return nil, a.notImplemented(gen.MethodSessionSetConfigOption)
 	}
-	s, ok := a.store.get(string(p.SessionID))
-	if !ok {
-		return nil, errorf(acpsdk.CodeResourceNotFound, "session not found: %s", p.SessionID)
+	s, err := a.knownSession(p.SessionID)
+	if err != nil {
+		return nil, err
 	}
 	v, ok := p.Type.(*gen.SetSessionConfigOptionRequestTypeValueID)
 	if !ok {
