@@ -93,8 +93,22 @@ func (ta *typedAgent) SetSessionMode(ctx context.Context, p *gen.SetSessionModeR
 	if _, err := a.store.update(s, func(s *Session) { s.Mode = mode }); err != nil {
 		return nil, errorf(acpsdk.CodeInternalError, "saving the mode: %v", err)
 	}
-	if !a.opts.SilentSetMode {
-		if err := a.t.write(ctx, update(s.ID, map[string]any{"sessionUpdate": gen.SessionUpdateCurrentModeUpdateTag, "currentModeId": mode})); err != nil {
+	var confirm map[string]any
+	switch {
+	case a.opts.SilentSetMode:
+	case a.opts.ModeUpdateAsConfig:
+		var values []any
+		for _, id := range a.modeIDs() {
+			values = append(values, map[string]any{"value": id, "name": id})
+		}
+		confirm = map[string]any{"sessionUpdate": gen.SessionUpdateConfigOptionUpdateTag, "configOptions": []any{map[string]any{
+			"id": "mode", "name": "Mode", "category": "mode", "type": "select", "currentValue": mode, "options": values,
+		}}}
+	default:
+		confirm = map[string]any{"sessionUpdate": gen.SessionUpdateCurrentModeUpdateTag, "currentModeId": mode}
+	}
+	if confirm != nil {
+		if err := a.t.write(ctx, update(s.ID, confirm)); err != nil {
 			return nil, err
 		}
 	}
