@@ -169,12 +169,12 @@ var standardChecks = []Check[*Session]{
 		Pins:  "schema ListSessionsRequest.cwd: filter sessions by working directory",
 		Run:   checkListCwd},
 	{ID: "session.set-mode", Tier: TierCapability, Gate: GateModes, Needs: needsSession,
-		Title: "session/set_mode takes an advertised mode id as given and refuses an unknown one",
+		Title: "session/set_mode takes an advertised mode id as given (and any mode the agent then names current is it) and refuses an unknown one",
 		Pins:  "schema SetSessionModeRequest.modeId (SessionModeId: a string); docs session-modes: must be one of availableModes",
 		Run:   checkSetMode},
 	{ID: "session.mode-update", Tier: TierAdvisory, Gate: GateModes, Needs: needsSession,
-		Title: "session/set_mode is confirmed by a current_mode_update naming the mode",
-		Pins:  "schema CurrentModeUpdate: the current mode of the session has changed",
+		Title: "session/set_mode is confirmed by a current_mode_update, or a config_option_update of the mode option, naming the mode",
+		Pins:  "schema CurrentModeUpdate: the current mode of the session has changed; ConfigOptionUpdate (category mode)",
 		Run:   checkModeUpdate},
 	{ID: "session.set-config-option", Tier: TierCapability, Gate: GateConfigOptions, Needs: needsSession,
 		Title: "session/set_config_option sets an advertised value and refuses unknown options and values",
@@ -397,19 +397,27 @@ func checkUpdatesBeforeResponse(ctx context.Context, s *Session) error {
 	return nil
 }
 
-func checkCancel(ctx context.Context, s *Session) error {
+// cancelledTurn starts a long turn in a new session, cancels it with
+// session/cancel once it is under way, and returns the session and how
+// the turn ended.
+func cancelledTurn(ctx context.Context, s *Session) (string, *Turn, error) {
 	sid, err := setupSession(ctx, s)
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	from, id, err := startLongTurn(ctx, s, sid)
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	if err := s.Notify(gen.MethodSessionCancel, map[string]any{"sessionId": sid}); err != nil {
-		return Failf("%v", err)
+		return "", nil, Failf("%v", err)
 	}
 	turn, err := s.finishTurn(ctx, from, id)
+	return sid, turn, err
+}
+
+func checkCancel(ctx context.Context, s *Session) error {
+	_, turn, err := cancelledTurn(ctx, s)
 	if err != nil {
 		return err
 	}
@@ -506,11 +514,7 @@ func sessionParams(s *Session, sid string) map[string]any {
 }
 
 func checkLoad(ctx context.Context, s *Session) error {
-	h, err := s.Initialize(ctx)
-	if err != nil {
-		return prereq(err)
-	}
-	if err := requireGate(h, GateLoadSession); err != nil {
+	if _, err := gated(ctx, s, GateLoadSession); err != nil {
 		return err
 	}
 	sid, err := priorTurn(ctx, s)
@@ -534,11 +538,7 @@ func checkLoad(ctx context.Context, s *Session) error {
 }
 
 func checkResume(ctx context.Context, s *Session) error {
-	h, err := s.Initialize(ctx)
-	if err != nil {
-		return prereq(err)
-	}
-	if err := requireGate(h, GateResume); err != nil {
+	if _, err := gated(ctx, s, GateResume); err != nil {
 		return err
 	}
 	sid, err := priorTurn(ctx, s)
@@ -562,16 +562,9 @@ func checkResume(ctx context.Context, s *Session) error {
 }
 
 func checkClose(ctx context.Context, s *Session) error {
-	h, err := s.Initialize(ctx)
+	_, sid, err := gatedSession(ctx, s, GateClose)
 	if err != nil {
-		return prereq(err)
-	}
-	if err := requireGate(h, GateClose); err != nil {
 		return err
-	}
-	sid, err := s.NewSession(ctx)
-	if err != nil {
-		return prereq(err)
 	}
 	m, err := s.Call(ctx, gen.MethodSessionClose, map[string]any{"sessionId": sid})
 	if err != nil {
@@ -592,16 +585,9 @@ func checkClose(ctx context.Context, s *Session) error {
 }
 
 func checkDelete(ctx context.Context, s *Session) error {
-	h, err := s.Initialize(ctx)
+	_, sid, err := gatedSession(ctx, s, GateDelete)
 	if err != nil {
-		return prereq(err)
-	}
-	if err := requireGate(h, GateDelete); err != nil {
 		return err
-	}
-	sid, err := s.NewSession(ctx)
-	if err != nil {
-		return prereq(err)
 	}
 	// The session itself, then the same id again (delete is idempotent),
 	// then an id nobody created: the last two succeed or are -32002.

@@ -10,11 +10,8 @@ import (
 const UnknownAuthMethod = "acpcheck-no-such-auth-method"
 
 func checkAuthUnknownMethod(ctx context.Context, s *Session) error {
-	h, err := s.Initialize(ctx)
+	h, err := gated(ctx, s, GateAuthMethods)
 	if err != nil {
-		return prereq(err)
-	}
-	if err := requireGate(h, GateAuthMethods); err != nil {
 		return err
 	}
 	m, err := s.Authenticate(ctx, UnknownAuthMethod)
@@ -32,11 +29,8 @@ func checkAuthUnknownMethod(ctx context.Context, s *Session) error {
 // named: logging in with a real method may open a browser or a terminal,
 // so acpcheck only ever authenticates with the one it was asked to.
 func checkAuthMethod(ctx context.Context, s *Session) error {
-	h, err := s.Initialize(ctx)
+	h, err := gated(ctx, s, GateAuthMethods)
 	if err != nil {
-		return prereq(err)
-	}
-	if err := requireGate(h, GateAuthMethods); err != nil {
 		return err
 	}
 	if s.authMethod == "" {

@@ -103,18 +103,8 @@ func checkCancelAfterTurn(ctx context.Context, s *Session) error {
 }
 
 func checkAfterCancel(ctx context.Context, s *Session) error {
-	sid, err := setupSession(ctx, s)
+	sid, _, err := cancelledTurn(ctx, s)
 	if err != nil {
-		return err
-	}
-	from, id, err := startLongTurn(ctx, s, sid)
-	if err != nil {
-		return err
-	}
-	if err := s.Notify(gen.MethodSessionCancel, map[string]any{"sessionId": sid}); err != nil {
-		return Failf("%v", err)
-	}
-	if _, err := s.finishTurn(ctx, from, id); err != nil {
 		return prereq(err) // prompt.cancel grades the cancelled turn itself
 	}
 	_, err = s.served(ctx, sid, "the prompt after a cancelled turn")

@@ -70,16 +70,9 @@ func checkResourceLink(ctx context.Context, s *Session) error {
 }
 
 func checkAdvertisedContent(ctx context.Context, s *Session) error {
-	h, err := s.Initialize(ctx)
+	h, sid, err := gatedSession(ctx, s, GateAnyContent)
 	if err != nil {
-		return prereq(err)
-	}
-	if err := requireGate(h, GateAnyContent); err != nil {
 		return err
-	}
-	sid, err := s.NewSession(ctx)
-	if err != nil {
-		return prereq(err)
 	}
 	for _, k := range optionalContent {
 		if !h.Advertises(k.gate) {

@@ -141,24 +141,16 @@ func sameDir(a, b string) bool {
 }
 
 func checkList(ctx context.Context, s *Session) error {
-	h, err := s.Initialize(ctx)
-	if err != nil {
-		return prereq(err)
-	}
-	if err := requireGate(h, GateList); err != nil {
+	if _, err := gated(ctx, s, GateList); err != nil {
 		return err
 	}
 	// Two sessions, so an agent that pages by one has a second page.
-	_, err = listedSessions(ctx, s, 2)
+	_, err := listedSessions(ctx, s, 2)
 	return err
 }
 
 func checkListCwd(ctx context.Context, s *Session) error {
-	h, err := s.Initialize(ctx)
-	if err != nil {
-		return prereq(err)
-	}
-	if err := requireGate(h, GateList); err != nil {
+	if _, err := gated(ctx, s, GateList); err != nil {
 		return err
 	}
 	ids, err := listedSessions(ctx, s, 1)
@@ -224,9 +216,11 @@ func modeSession(ctx context.Context, s *Session) (*SessionSetup, string, error)
 	return setup, target, nil
 }
 
-// setMode sets the mode and returns the current_mode_update notifications
-// for the session that arrived before the agent answered a following
-// request.
+// setMode sets the mode and returns the modes the agent confirmed for the
+// session before it answered a following request: those named by a
+// current_mode_update, or by a config_option_update's mode option (the
+// protocol's newer way to say the same, which config options supersede
+// modes with).
 func (s *Session) setMode(ctx context.Context, sid, mode string) ([]string, error) {
 	from := s.Mark()
 	m, err := s.Call(ctx, gen.MethodSessionSetMode, map[string]any{"sessionId": sid, "modeId": mode})
@@ -242,16 +236,26 @@ func (s *Session) setMode(ctx context.Context, sid, mode string) ([]string, erro
 	}
 	var named []string
 	for _, u := range Updates(between(s.Since(from), barrier.Seq)) {
-		if u.SessionID != sid || u.Kind != gen.SessionUpdateCurrentModeUpdateTag {
+		if u.SessionID != sid {
 			continue
 		}
 		var p struct {
 			Update struct {
-				CurrentModeID string `json:"currentModeId"`
+				CurrentModeID string            `json:"currentModeId"`
+				ConfigOptions []json.RawMessage `json:"configOptions"`
 			} `json:"update"`
 		}
 		_ = json.Unmarshal(u.Msg.Params, &p)
-		named = append(named, p.Update.CurrentModeID)
+		switch u.Kind {
+		case gen.SessionUpdateCurrentModeUpdateTag:
+			named = append(named, p.Update.CurrentModeID)
+		case gen.SessionUpdateConfigOptionUpdateTag:
+			for _, o := range selectOptions(p.Update.ConfigOptions) {
+				if o.Category == string(gen.SessionConfigOptionCategoryMode) {
+					named = append(named, o.CurrentValue)
+				}
+			}
+		}
 	}
 	return named, nil
 }
@@ -267,7 +271,7 @@ func checkSetMode(ctx context.Context, s *Session) error {
 	}
 	for _, id := range named {
 		if id != target {
-			return Failf("after session/set_mode %q, a current_mode_update names mode %q", target, id)
+			return Failf("after session/set_mode %q, the agent names mode %q current", target, id)
 		}
 	}
 	m, err := s.Call(ctx, gen.MethodSessionSetMode, map[string]any{"sessionId": setup.ID, "modeId": UnknownModeID})
@@ -290,7 +294,7 @@ func checkModeUpdate(ctx context.Context, s *Session) error {
 		return prereq(err)
 	}
 	if !slices.Contains(named, target) {
-		return Failf("session/set_mode %q was not confirmed by a current_mode_update before the agent answered a following request", target)
+		return Failf("session/set_mode %q was confirmed by neither a current_mode_update nor a config_option_update of the mode option before the agent answered a following request", target)
 	}
 	return nil
 }

@@ -33,10 +33,10 @@ const (
 // when acpcheck authenticates with allCapsAuth.
 // Audio stays unadvertised, so prompt.unadvertised-content has a kind to
 // try. The variants it picks show what acpcheck must accept: session/list paged
-// one session at a time, mode ids that are URLs, -32002 for deleting an
-// unknown session.
+// one session at a time, mode ids that are URLs, a mode change confirmed
+// by a config_option_update, -32002 for deleting an unknown session.
 var allCaps = []string{"--load-session", "--resume", "--close", "--delete", "--auth-methods", allCapsAuth, "--require-auth",
-	"--list", "--list-page-size", "1", "--modes", "--mode-ids-url", "--config-options", "--delete-strict",
+	"--list", "--list-page-size", "1", "--modes", "--mode-ids-url", "--mode-update-as-config", "--config-options", "--delete-strict",
 	"--prompt-image", "--prompt-embedded-context"}
 
 // allCapsAuth is the auth method allCaps advertises and requires.

@@ -141,12 +141,27 @@ func (s *Session) initializeWith(ctx context.Context, params map[string]any) (*H
 	return h, nil
 }
 
-// requireGate skips the check when the agent does not advertise gate.
-func requireGate(h *Handshake, gate string) error {
-	if !h.Advertises(gate) {
-		return Skipf("agent does not advertise %s", gate)
+// gated initializes, as a prerequisite, and skips the check when the
+// agent does not advertise gate.
+func gated(ctx context.Context, s *Session, gate string) (*Handshake, error) {
+	h, err := s.Initialize(ctx)
+	if err != nil {
+		return nil, prereq(err)
 	}
-	return nil
+	if !h.Advertises(gate) {
+		return nil, Skipf("agent does not advertise %s", gate)
+	}
+	return h, nil
+}
+
+// gatedSession is gated, then a new session as a prerequisite.
+func gatedSession(ctx context.Context, s *Session, gate string) (*Handshake, string, error) {
+	h, err := gated(ctx, s, gate)
+	if err != nil {
+		return nil, "", err
+	}
+	sid, err := s.NewSession(ctx)
+	return h, sid, prereq(err)
 }
 
 // CodeAuthRequired is ACP's "authentication required" error code.

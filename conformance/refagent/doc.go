@@ -204,6 +204,9 @@
 //	--set-mode-error            session/set_mode to an offered mode is -32603
 //	--set-mode-accepts-unknown  session/set_mode to any id succeeds
 //	--silent-set-mode           no current_mode_update after set_mode
+//	--mode-update-as-config     confirm set_mode with a config_option_update
+//	                            of a "mode" option instead, as
+//	                            claude-agent-acp and codex-acp do
 //	--set-config-stale          session/set_config_option answers the old
 //	                            value
 //	--set-config-accepts-unknown  unknown options and values succeed

@@ -63,6 +63,15 @@ func (a *Agent) configOptions(s *Session) []gen.SessionConfigOption {
 	}}
 }
 
+// knownSession is the session sid, or -32002.
+func (a *Agent) knownSession(sid gen.SessionID) (*Session, error) {
+	s, ok := a.store.get(string(sid))
+	if !ok {
+		return nil, errorf(acpsdk.CodeResourceNotFound, "session not found: %s", sid)
+	}
+	return s, nil
+}
+
 // SetSessionMode switches an advertised mode and confirms it with a
 // current_mode_update; an unknown mode is -32602.
 func (ta *typedAgent) SetSessionMode(ctx context.Context, p *gen.SetSessionModeRequest) (*gen.SetSessionModeResponse, error) {
@@ -70,9 +79,9 @@ func (ta *typedAgent) SetSessionMode(ctx context.Context, p *gen.SetSessionModeR
 	if !a.opts.Modes {
 		return nil, a.notImplemented(gen.MethodSessionSetMode)
 	}
-	s, ok := a.store.get(string(p.SessionID))
-	if !ok {
-		return nil, errorf(acpsdk.CodeResourceNotFound, "session not found: %s", p.SessionID)
+	s, err := a.knownSession(p.SessionID)
+	if err != nil {
+		return nil, err
 	}
 	mode := string(p.ModeID)
 	switch {
@@ -84,8 +93,22 @@ func (ta *typedAgent) SetSessionMode(ctx context.Context, p *gen.SetSessionModeR
 	if _, err := a.store.update(s, func(s *Session) { s.Mode = mode }); err != nil {
 		return nil, errorf(acpsdk.CodeInternalError, "saving the mode: %v", err)
 	}
-	if !a.opts.SilentSetMode {
-		if err := a.t.write(ctx, update(s.ID, map[string]any{"sessionUpdate": gen.SessionUpdateCurrentModeUpdateTag, "currentModeId": mode})); err != nil {
+	var confirm map[string]any
+	switch {
+	case a.opts.SilentSetMode:
+	case a.opts.ModeUpdateAsConfig:
+		var values []any
+		for _, id := range a.modeIDs() {
+			values = append(values, map[string]any{"value": id, "name": id})
+		}
+		confirm = map[string]any{"sessionUpdate": gen.SessionUpdateConfigOptionUpdateTag, "configOptions": []any{map[string]any{
+			"id": "mode", "name": "Mode", "category": "mode", "type": "select", "currentValue": mode, "options": values,
+		}}}
+	default:
+		confirm = map[string]any{"sessionUpdate": gen.SessionUpdateCurrentModeUpdateTag, "currentModeId": mode}
+	}
+	if confirm != nil {
+		if err := a.t.write(ctx, update(s.ID, confirm)); err != nil {
 			return nil, err
 		}
 	}
@@ -100,9 +123,9 @@ func (ta *typedAgent) SetSessionConfigOption(_ context.Context, p *gen.SetSessio
 	if !a.opts.ConfigOptions {
 		return nil, a.notImplemented(gen.MethodSessionSetConfigOption)
 	}
-	s, ok := a.store.get(string(p.SessionID))
-	if !ok {
-		return nil, errorf(acpsdk.CodeResourceNotFound, "session not found: %s", p.SessionID)
+	s, err := a.knownSession(p.SessionID)
+	if err != nil {
+		return nil, err
 	}
 	v, ok := p.Type.(*gen.SetSessionConfigOptionRequestTypeValueID)
 	if !ok {

@@ -77,6 +77,7 @@ type Options struct {
 	SetModeError            bool // session/set_mode to an advertised mode is -32603
 	SetModeAcceptsUnknown   bool // session/set_mode to an unknown mode succeeds
 	SilentSetMode           bool // session/set_mode sends no current_mode_update
+	ModeUpdateAsConfig      bool // session/set_mode is confirmed by a config_option_update of a mode option
 	SetConfigStale          bool // session/set_config_option answers the old value
 	SetConfigAcceptsUnknown bool // session/set_config_option accepts unknown options and values
 
@@ -191,6 +192,7 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.BoolVar(&o.SetModeError, "set-mode-error", false, "answer session/set_mode to an advertised mode with an internal error")
 	fs.BoolVar(&o.SetModeAcceptsUnknown, "set-mode-accepts-unknown", false, "answer session/set_mode to a mode it never advertised with success")
 	fs.BoolVar(&o.SilentSetMode, "silent-set-mode", false, "send no current_mode_update after session/set_mode")
+	fs.BoolVar(&o.ModeUpdateAsConfig, "mode-update-as-config", false, "confirm session/set_mode with a config_option_update of a mode option instead of a current_mode_update, as claude-agent-acp and codex-acp do")
 	fs.BoolVar(&o.SetConfigStale, "set-config-stale", false, "answer session/set_config_option with the option's old value")
 	fs.BoolVar(&o.SetConfigAcceptsUnknown, "set-config-accepts-unknown", false, "answer session/set_config_option for unknown options and values with success")
 	fs.IntVar(&o.UnknownMethodCode, "unknown-method-code", o.UnknownMethodCode, "JSON-RPC error code for unknown methods")
