@@ -121,7 +121,7 @@ var clientChecks = []Check[*ClientRun]{
 		Pins:  "schema ErrorCode -32700 Parse error; protocol.md §2: real peers differ on bad input; protocol.md §7 SDK-10: none of it stops the connection",
 		Run:   checkClientNonJSON},
 	{ID: "wire.oversize-line", Tier: TierMandatory,
-		Title: "a line longer than the client's bound (--line-bound) does not kill it: the connection stays open to the turn's answer and the client ends its run by itself (the turn may be reported failed)",
+		Title: "a line longer than the client's bound (--line-bound) does not kill it: a request sent next is answered, or the client ends the turn (reported failed) and its run in order, closing its agent's stdin and waiting for it",
 		Pins:  "protocol.md §2: the spec sets no size limit; protocol.md §7 SDK-9: an oversize line is reported and skipped, not fatal",
 		Run:   checkClientOversize},
 	{ID: "shutdown.stdin", Tier: TierMandatory,
@@ -733,8 +733,7 @@ func checkClientCancel(ctx context.Context, r *ClientRun) error {
 }
 
 func checkClientUnknownRequest(ctx context.Context, r *ClientRun) error {
-	var f firstTurn
-	c, err := r.Play(ctx, Scenario{Turn: f.play(oddTurn(r, func(ctx context.Context, t *AgentTurn) error {
+	return oddCheck(ctx, r, "requests for unknown methods", func(ctx context.Context, t *AgentTurn) error {
 		for _, method := range []string{"_acpcheck/unknown", "acpcheck/unknown"} {
 			m, err := t.C.Call(ctx, method, map[string]any{"sessionId": t.SessionID})
 			if err != nil {
@@ -748,11 +747,7 @@ func checkClientUnknownRequest(ctx context.Context, r *ClientRun) error {
 			}
 		}
 		return nil
-	}))})
-	if err != nil {
-		return err
-	}
-	return carriedOn(r, c, f.t, "requests for unknown methods")
+	})
 }
 
 func checkClientUnknownNotification(ctx context.Context, r *ClientRun) error {
@@ -778,14 +773,20 @@ func checkClientUnknownNotification(ctx context.Context, r *ClientRun) error {
 	return carriedOn(r, c, f.t, "unknown notifications")
 }
 
-// updateCheck runs a first turn with updates sent between its chunks.
-func updateCheck(ctx context.Context, r *ClientRun, what string, updates func(t *AgentTurn) error) error {
+// oddCheck runs a first turn with odd between its chunks and judges that
+// the turn carried on.
+func oddCheck(ctx context.Context, r *ClientRun, what string, odd func(ctx context.Context, t *AgentTurn) error) error {
 	var f firstTurn
-	c, err := r.Play(ctx, Scenario{Turn: f.play(oddTurn(r, func(_ context.Context, t *AgentTurn) error { return updates(t) }))})
+	c, err := r.Play(ctx, Scenario{Turn: f.play(oddTurn(r, odd))})
 	if err != nil {
 		return err
 	}
 	return carriedOn(r, c, f.t, what)
+}
+
+// updateCheck is oddCheck with updates for the odd part.
+func updateCheck(ctx context.Context, r *ClientRun, what string, updates func(t *AgentTurn) error) error {
+	return oddCheck(ctx, r, what, func(_ context.Context, t *AgentTurn) error { return updates(t) })
 }
 
 func checkClientUnknownUpdate(ctx context.Context, r *ClientRun) error {
@@ -850,14 +851,9 @@ func checkClientLateUpdate(ctx context.Context, r *ClientRun) error {
 }
 
 func checkClientNonJSON(ctx context.Context, r *ClientRun) error {
-	var f firstTurn
-	c, err := r.Play(ctx, Scenario{Turn: f.play(oddTurn(r, func(_ context.Context, t *AgentTurn) error {
+	return oddCheck(ctx, r, "a line that is not JSON", func(_ context.Context, t *AgentTurn) error {
 		return t.C.Write([]byte("acpcheck: this line is not JSON {"))
-	}))})
-	if err != nil {
-		return err
-	}
-	return carriedOn(r, c, f.t, "a line that is not JSON")
+	})
 }
 
 // oversizeLine is a session/update agent_message_chunk exactly n bytes
@@ -876,23 +872,22 @@ func checkClientOversize(ctx context.Context, r *ClientRun) error {
 	var f firstTurn
 	n := r.g.cfg.LineBound + 1
 	what := fmt.Sprintf("a line of %d bytes", n)
-	_, err := r.Play(ctx, Scenario{Turn: f.play(func(ctx context.Context, t *AgentTurn) error {
+	answered := false
+	c, err := r.Play(ctx, Scenario{Turn: f.play(func(ctx context.Context, t *AgentTurn) error {
 		if err := t.Chunk(r.Marker("before")); err != nil {
 			return err
 		}
 		if err := t.C.Write(oversizeLine(t.SessionID, n)); err != nil {
 			return err
 		}
-		// A client may end the turn at the line, and its run after it
-		// (the turn reported failed); what it must not do is lose the
-		// connection: a request sent next is still answered.
+		// Either the connection goes on — a request sent next is
+		// answered, and the turn ends as usual — or the client ends the
+		// turn at the line (reporting it failed) and its run in order.
 		m, err := t.C.Call(ctx, "_acpcheck/ping", map[string]any{"sessionId": t.SessionID})
 		if err != nil {
-			return Failf("the connection did not survive %s: a request sent after it got no answer (%v)", what, err)
+			return nil // judged by how the run ended
 		}
-		if m.Error == nil && m.Result == nil {
-			return Failf("the answer to the request after %s is neither a result nor an error", what)
-		}
+		answered = m.Error != nil || m.Result != nil
 		if err := t.Chunk(r.Marker("after")); err != nil && !errors.Is(err, ErrAgentClosed) {
 			return err
 		}
@@ -907,8 +902,21 @@ func checkClientOversize(ctx context.Context, r *ClientRun) error {
 	if f.t == nil {
 		return Failf("the client never sent session/prompt")
 	}
-	if exited, _, _ := r.ClientExit(); !exited {
-		return Failf("the client did not end its run within the timeouts after %s", what)
+	if answered {
+		return nil
+	}
+	exited, _, _ := r.ClientExit()
+	stdinEnded, _ := c.StdinEnded()
+	r.mu.Lock()
+	left := len(r.leftRunning) > 0
+	r.mu.Unlock()
+	switch {
+	case !exited:
+		return Failf("after %s the client neither answered a request nor ended its run within the timeouts", what)
+	case !stdinEnded:
+		return Failf("after %s the client neither answered a request nor closed its agent's stdin", what)
+	case left:
+		return Failf("the client died of %s: it exited leaving its agent running, without answering a request sent after the line", what)
 	}
 	return nil
 }
