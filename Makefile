@@ -9,7 +9,7 @@ BENCHTIME ?= 1s
 # (PKG=RUN selects tests: the rest of package adapter needs Unix).
 WINE_TEST_PKGS := ./adapter/internal/launch ./acpsdk ./adapter=OnWindows
 
-.PHONY: all generate golden check-generated schema test test-go test-windows vet-windows deps bench compile-cost fuzz demo vet lint check release-check
+.PHONY: all generate golden check-generated schema test test-go test-windows vet-windows vet-darwin deps bench compile-cost fuzz demo vet lint check release-check
 
 all: test
 
@@ -46,9 +46,10 @@ test: deps check-generated lint test-go test-windows release-check
 vet:
 	$(GO) vet $(PKGS)
 
-## lint: go vet on both platforms, then gofmt, staticcheck (staticcheck.conf,
-## the version tools/lint/go.mod pins) and `go mod tidy` in every module.
-lint: vet vet-windows
+## lint: go vet on every platform (linux, windows, darwin), then gofmt,
+## staticcheck (staticcheck.conf, the version tools/lint/go.mod pins) and
+## `go mod tidy` in every module.
+lint: vet vet-windows vet-darwin
 	GO=$(GO) ./scripts/lint.sh
 
 ## check: the edit loop: generated code, vet, and every test with -short and
@@ -69,6 +70,12 @@ release-check:
 vet-windows:
 	GOOS=windows GOARCH=amd64 $(GO) vet $(PKGS)
 	GOOS=windows GOARCH=amd64 $(GO) build $(PKGS)
+
+## vet-darwin: every module vetted and built for darwin/arm64 (macOS has
+## its own containment code, adapter/internal/contain).
+vet-darwin:
+	GOOS=darwin GOARCH=arm64 $(GO) vet $(PKGS)
+	GOOS=darwin GOARCH=arm64 $(GO) build $(PKGS)
 
 ## test-windows: the Windows tests run for real under Wine (no -race:
 ## the race detector needs cgo for windows).
@@ -98,6 +105,16 @@ fuzz:
 	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	  done; \
 	done
+
+## hostile: issue #22's hostile-runtime suite at length: HOSTILE_SEEDS
+## seeds of the property test (in memory, and a tenth as child processes),
+## 64 parallel sessions and a soak of 20,000 turns, under -race. make test
+## runs a small version; make fuzz runs FuzzHostileRuntime with the rest.
+HOSTILE_SEEDS ?= 2000
+.PHONY: hostile
+hostile:
+	$(GO) test -race -count=1 -timeout 60m -run '^(TestDI9_EV13_HostileRuntimeSeeds|TestTD1_TU7_ParallelSessionsStopsRaceTurnsAndCancels|TestTU4_SoakOneSessionStaysFlat)$$' ./adapter \
+	  -args -hostile-seeds $(HOSTILE_SEEDS) -hostile-child-seeds $$(($(HOSTILE_SEEDS)/10)) -hostile-sessions 64 -hostile-soak-turns 20000
 
 ## demo: build the commands into bin/ and drive the reference agent (which
 ## acprun carries) through the adapter.

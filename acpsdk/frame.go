@@ -20,8 +20,8 @@ const readBufferSize = 32 << 10
 // gets an allocation of its own, so at most a quarter of a block is left
 // unused when a line does not fit. 64 KiB rather than 32: what a block
 // leaves unused is about half a line, and with decoded strings sharing the
-// line (nothing else allocated per byte) that waste counts (issue #15's
-// flood: 1.21 bytes allocated per input byte with 32 KiB, 1.19 with 64).
+// line (nothing else allocated per byte) that waste counts (docs/DESIGN.md,
+// "Measurements behind the bounds", has the figures).
 const lineSlabSize = 64 << 10
 
 // lineReader splits an NDJSON stream into lines. A line longer than max is

@@ -65,7 +65,7 @@ type ExtensionHandler interface {
 
 // side is what every client and agent side shares, whatever its surface:
 // the connection, strict mode, and the mapping of the generated dispatch
-// onto JSON-RPC answers.
+// onto JSON-RPC answers. Both embed it, so the methods below are theirs.
 type side struct {
 	conn *Conn
 	// strict is nil unless SideOptions.Strict.
@@ -123,9 +123,11 @@ func (s *side) check(method string, params any) (any, error) {
 	return s.strict.check(method, params)
 }
 
-// call sends a request, learning the peer's capabilities from the answers
-// that carry them when strict mode needs them.
-func (s *side) call(ctx context.Context, method string, params, result any) error {
+// Call sends any request to the peer (a method by name, or an extension
+// method such as "_vendor/x") and decodes its result; see [Conn.Call]. It
+// honours strict mode, and learns the peer's capabilities from the answers
+// that carry them.
+func (s *side) Call(ctx context.Context, method string, params, result any) error {
 	params, err := s.check(method, params)
 	if err != nil {
 		return err
@@ -168,7 +170,10 @@ func (s *side) call(ctx context.Context, method string, params, result any) erro
 	return nil
 }
 
-func (s *side) goCall(ctx context.Context, method string, params any) (*PendingCall, error) {
+// Go sends a request without waiting for its answer; see [Conn.Go]. It
+// honours strict mode. A client needs it for session/prompt, whose answer
+// still comes after it sends session/cancel.
+func (s *side) Go(ctx context.Context, method string, params any) (*PendingCall, error) {
 	params, err := s.check(method, params)
 	if err != nil {
 		return nil, err
@@ -176,13 +181,28 @@ func (s *side) goCall(ctx context.Context, method string, params any) (*PendingC
 	return s.conn.Go(ctx, method, params)
 }
 
-func (s *side) notify(ctx context.Context, method string, params any) error {
+// Notify sends a notification to the peer; see [Conn.Notify]. It honours
+// strict mode.
+func (s *side) Notify(ctx context.Context, method string, params any) error {
 	params, err := s.check(method, params)
 	if err != nil {
 		return err
 	}
 	return s.conn.Notify(ctx, method, params)
 }
+
+// Conn returns the underlying connection (Flush, WriteRaw, Done, ...).
+// Calls made on it directly bypass strict mode.
+func (s *side) Conn() *Conn { return s.conn }
+
+// Close closes the connection; see [Conn.Close].
+func (s *side) Close() error { return s.conn.Close() }
+
+// Done is closed when the connection has ended; see [Conn.Done].
+func (s *side) Done() <-chan struct{} { return s.conn.Done() }
+
+// Err says why the connection ended; see [Conn.Err].
+func (s *side) Err() error { return s.conn.Err() }
 
 // answer maps the generated dispatch's outcome onto the wire: a method the
 // implementation lacks is -32601 (after offering extensions to an
@@ -239,7 +259,7 @@ func invalidParams(de *gen.DecodeError) *Error {
 // [ClientSideOf.Agent] or, for extension and raw calls,
 // [ClientSideOf.Call], [ClientSideOf.Go] and [ClientSideOf.Notify].
 type ClientSideOf[P any] struct {
-	s     *side
+	*side
 	agent P
 }
 
@@ -261,12 +281,12 @@ func NewClientSide(r io.Reader, w io.Writer, impl gen.Client, opts *SideOptions)
 func NewClientSideOf[A, C, AP, CP any](sf *surface.Surface[A, C, AP, CP], r io.Reader, w io.Writer, impl C, opts *SideOptions) *ClientSideOf[AP] {
 	spec := surface.SpecOf(sf)
 	c := &ClientSideOf[AP]{}
-	c.s = newSide(spec, r, w, opts, true, func(ctx context.Context, req *Request) (any, error) {
+	c.side = newSide(spec, r, w, opts, true, func(ctx context.Context, req *Request) (any, error) {
 		result, err := spec.DispatchClient(ctx, impl, req.Method, req.Params)
-		return c.s.answer(ctx, impl, req, result, err)
+		return c.answer(ctx, impl, req, result, err)
 	})
 	c.agent = spec.NewAgentPeer(c)
-	c.s.conn.run()
+	c.conn.run()
 	return c
 }
 
@@ -290,38 +310,6 @@ func StartAgentOf[A, C, AP, CP any](sf *surface.Surface[A, C, AP, CP], cmd *exec
 // Agent returns the typed calls to the agent. They honour strict mode.
 func (c *ClientSideOf[P]) Agent() P { return c.agent }
 
-// Conn returns the underlying connection (Flush, WriteRaw, Done, ...).
-// Calls made on it directly bypass strict mode.
-func (c *ClientSideOf[P]) Conn() *Conn { return c.s.conn }
-
-// Call sends any request (an extension method such as "_vendor/x", or a
-// method by name) and decodes its result; see [Conn.Call]. It honours
-// strict mode.
-func (c *ClientSideOf[P]) Call(ctx context.Context, method string, params, result any) error {
-	return c.s.call(ctx, method, params, result)
-}
-
-// Go sends a request without waiting for its answer; see [Conn.Go]. It
-// honours strict mode. The adapter uses it for session/prompt, whose answer
-// it still needs after sending session/cancel.
-func (c *ClientSideOf[P]) Go(ctx context.Context, method string, params any) (*PendingCall, error) {
-	return c.s.goCall(ctx, method, params)
-}
-
-// Notify sends a notification; see [Conn.Notify]. It honours strict mode.
-func (c *ClientSideOf[P]) Notify(ctx context.Context, method string, params any) error {
-	return c.s.notify(ctx, method, params)
-}
-
-// Close closes the connection; see [Conn.Close].
-func (c *ClientSideOf[P]) Close() error { return c.s.conn.Close() }
-
-// Done is closed when the connection has ended; see [Conn.Done].
-func (c *ClientSideOf[P]) Done() <-chan struct{} { return c.s.conn.Done() }
-
-// Err says why the connection ended; see [Conn.Err].
-func (c *ClientSideOf[P]) Err() error { return c.s.conn.Err() }
-
 // AgentSideOf is the agent end of an ACP connection speaking one generated
 // surface: this program is the agent and the peer is a client. P is the
 // surface's client peer (*gen.ClientPeer for stable v1). Inbound client
@@ -330,7 +318,7 @@ func (c *ClientSideOf[P]) Err() error { return c.s.conn.Err() }
 // [AgentSideOf.Client] or [AgentSideOf.Call], [AgentSideOf.Go] and
 // [AgentSideOf.Notify].
 type AgentSideOf[P any] struct {
-	s      *side
+	*side
 	client P
 }
 
@@ -350,51 +338,21 @@ func NewAgentSide(r io.Reader, w io.Writer, impl gen.Agent, opts *SideOptions) *
 func NewAgentSideOf[A, C, AP, CP any](sf *surface.Surface[A, C, AP, CP], r io.Reader, w io.Writer, impl A, opts *SideOptions) *AgentSideOf[CP] {
 	spec := surface.SpecOf(sf)
 	a := &AgentSideOf[CP]{}
-	a.s = newSide(spec, r, w, opts, false, func(ctx context.Context, req *Request) (any, error) {
+	a.side = newSide(spec, r, w, opts, false, func(ctx context.Context, req *Request) (any, error) {
 		result, err := spec.DispatchAgent(ctx, impl, req.Method, req.Params)
-		if err == nil && req.Method == methodInitialize && a.s.strict != nil {
+		if err == nil && req.Method == methodInitialize && a.strict != nil {
 			// What the client advertised gates this side's calls to it.
-			a.s.strict.learnInitialize(req.Params)
+			a.strict.learnInitialize(req.Params)
 		}
-		return a.s.answer(ctx, impl, req, result, err)
+		return a.answer(ctx, impl, req, result, err)
 	})
 	a.client = spec.NewClientPeer(a)
-	a.s.conn.run()
+	a.conn.run()
 	return a
 }
 
 // Client returns the typed calls to the client. They honour strict mode.
 func (a *AgentSideOf[P]) Client() P { return a.client }
-
-// Conn returns the underlying connection. Calls made on it directly bypass
-// strict mode.
-func (a *AgentSideOf[P]) Conn() *Conn { return a.s.conn }
-
-// Call sends any request to the client and decodes its result; see
-// [Conn.Call]. It honours strict mode.
-func (a *AgentSideOf[P]) Call(ctx context.Context, method string, params, result any) error {
-	return a.s.call(ctx, method, params, result)
-}
-
-// Go sends a request without waiting for its answer; see [Conn.Go].
-func (a *AgentSideOf[P]) Go(ctx context.Context, method string, params any) (*PendingCall, error) {
-	return a.s.goCall(ctx, method, params)
-}
-
-// Notify sends a notification to the client; see [Conn.Notify]. It honours
-// strict mode.
-func (a *AgentSideOf[P]) Notify(ctx context.Context, method string, params any) error {
-	return a.s.notify(ctx, method, params)
-}
-
-// Close closes the connection; see [Conn.Close].
-func (a *AgentSideOf[P]) Close() error { return a.s.conn.Close() }
-
-// Done is closed when the connection has ended; see [Conn.Done].
-func (a *AgentSideOf[P]) Done() <-chan struct{} { return a.s.conn.Done() }
-
-// Err says why the connection ended; see [Conn.Err].
-func (a *AgentSideOf[P]) Err() error { return a.s.conn.Err() }
 
 // Interface checks: both sides are what the generated typed peers need.
 var (

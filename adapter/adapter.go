@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"acpkit.dev/adapter/internal/contain"
 	"acpkit.dev/adapter/internal/launch"
 	"acpkit.dev/adapter/internal/measure"
 )
@@ -38,6 +39,8 @@ type Adapter struct {
 	tap func(WireEvent)
 	// sources are the measurement sources offered every launch (§7).
 	sources *measure.Registry
+	// contain is what every local launch asks of containment (TD-15).
+	contain contain.Config
 
 	// created remembers the sessions this process created, for SR-9.
 	mu      sync.Mutex
@@ -58,6 +61,7 @@ type options struct {
 	handshakeFloor time.Duration
 	tap            func(WireEvent)
 	sources        *measure.Registry
+	contain        contain.Config
 }
 
 // WithLogger sends the adapter's records to l; every record carries
@@ -95,6 +99,9 @@ func New(extension map[string]any, opts ...Option) (*Adapter, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
+	if err := checkContainment(o.contain.Mode); err != nil {
+		return nil, err
+	}
 	return &Adapter{
 		log:            componentLogger(o.log),
 		launcher:       o.launcher,
@@ -105,6 +112,7 @@ func New(extension map[string]any, opts ...Option) (*Adapter, error) {
 		handshakeFloor: o.handshakeFloor,
 		tap:            o.tap,
 		sources:        o.sources,
+		contain:        o.contain,
 		created:        make(map[creationKey]time.Time),
 	}, nil
 }

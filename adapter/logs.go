@@ -30,6 +30,7 @@ const (
 	logExitedGraceful        = "agent exited during the graceful phase"
 	logForceTerminated       = "agent did not exit inside the graceful period and was force-terminated"
 	logDroppingQueued        = "dropping events queued for a turn that never started"
+	logQueueOverflow         = "dropped events queued between turns past the queue bound"
 	logUnrecognizedVariant   = "unrecognized session update variant"
 	logForeignUpdate         = "dropping session/update for a foreign session"
 	logUnhandledNotification = "unhandled notification"

@@ -50,9 +50,6 @@ type session struct {
 
 	watchStop chan struct{}
 	watchDone chan struct{}
-	// requests counts request handlers still running, so teardown can
-	// wait for their answers before flushing (TD-1).
-	requests sync.WaitGroup
 
 	stopOnce sync.Once
 }
@@ -165,6 +162,7 @@ const (
 	msgStartCancelled    = "session start was cancelled"
 	msgLoadHoldCancelled = "session start was cancelled while deferring session/load"
 	msgSessionNotStarted = "the session was never started"
+	msgQueueOverflow     = "%d events that arrived between turns were dropped: at most %d are kept for the next turn"
 )
 
 // teardownAnswer is the answer to a request still open at teardown (TD-1):

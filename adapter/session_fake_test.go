@@ -419,6 +419,8 @@ func (r *runner) command(m fakeagent.Msg, c string) bool {
 		_, detach := r.cfg["detach"]
 		fakeagent.SpawnHolder(r.cfg["holder"], detach)
 		os.Exit(0)
+	case "tree": // leave a setsid'd command with a child and a daemon (TD-15)
+		fakeagent.SpawnTree(r.cfg["holder"])
 	default:
 		a.Fail("unknown command %q", c)
 	}

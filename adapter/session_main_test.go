@@ -12,6 +12,7 @@ import (
 	"go.uber.org/goleak"
 
 	"acpkit.dev/adapter/internal/fakeagent"
+	"acpkit.dev/adapter/internal/hostile"
 	referenceagent "acpkit.dev/conformance/refagent"
 	"acpkit.dev/internal/realruntime"
 )
@@ -28,7 +29,7 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "refagent" {
 		os.Exit(referenceagent.Main(os.Args[2:]))
 	}
-	fakeagent.Main(map[string]fakeagent.Scenario{"coop": coopAgent, "hello": helloAgent})
+	fakeagent.Main(map[string]fakeagent.Scenario{"coop": coopAgent, "hello": helloAgent, "hostile": hostile.Scenario})
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) { cleanupRefagent() }))
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -32,9 +33,18 @@ type pump struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
-	// cancels tracks session/cancel sends still queuing, so teardown can
-	// flush them with the other answers (TD-1).
-	cancels sync.WaitGroup
+	// sends are the answers and session/cancel notifications being
+	// queued off the pump, each closed once queued (sendOff), so
+	// teardown can wait for those sent before it asked (TD-1). Only the
+	// pump reads and writes the list; a WaitGroup would not do, as the
+	// pump keeps answering while teardown waits.
+	sends []chan struct{}
+	// pruneAt is the length of sends at which the queued ones are next
+	// dropped from it.
+	pruneAt int
+	// lastCancel closes once the last session/cancel is queued; the next
+	// prompt is queued after it (TU-7, PM-6).
+	lastCancel <-chan struct{}
 
 	norm      normalize.Normalizer
 	caps      normalize.Capabilities
@@ -63,10 +73,15 @@ type pump struct {
 	measured bool
 	model    string
 	draining bool
+
+	// dropped counts the events dropped from a full queue since a turn
+	// last started (EV-11); the next turn is told.
+	dropped int
 }
 
 // maxQueued bounds the events kept between turns; past it the oldest go,
-// so a runtime chattering between turns cannot grow memory without bound.
+// counted, so a runtime chattering between turns cannot grow memory
+// without bound.
 const maxQueued = 4096
 
 // Pump messages. The first group is what the connection read, posted by
@@ -256,12 +271,16 @@ func (p *pump) handle(m any) {
 	case pumpAnswerOpen:
 		p.closing = true
 		p.drainRequests()
-		// Ack once every session/cancel is queued, so the flush that
-		// follows writes them too; teardown bounds the wait.
+		// Ack once every answer and session/cancel sent so far is queued,
+		// so the flush that follows writes them too; teardown bounds the
+		// wait. What is answered later is not waited for.
+		sent := slices.Clone(p.sends)
 		p.wg.Add(1)
 		go func() {
 			defer p.wg.Done()
-			p.cancels.Wait()
+			for _, done := range sent {
+				<-done
+			}
 			close(m.ack)
 		}()
 	}
@@ -277,6 +296,7 @@ func (p *pump) emit(evs ...normalize.Event) {
 		}
 		if len(p.queue) == maxQueued {
 			p.queue = p.queue[1:]
+			p.dropped++
 		}
 		p.queue = append(p.queue, e)
 	}
@@ -368,13 +388,33 @@ func (p *pump) response(m pumpResponse) {
 // answer sends a request's answer off the pump, so a runtime that stopped
 // reading cannot stall it; teardown waits for these (TD-1).
 func (p *pump) answer(r replier, result any, err error) {
-	p.s.requests.Add(1)
+	p.sendOff(func() { r.Answer(result, err) })
+}
+
+// sendOff runs send (a write queued on the connection) on its own
+// goroutine and tracks it in p.sends until it returns; the returned
+// channel closes then.
+func (p *pump) sendOff(send func()) <-chan struct{} {
+	if len(p.sends) >= p.pruneAt {
+		p.sends = slices.DeleteFunc(p.sends, func(done chan struct{}) bool {
+			select {
+			case <-done:
+				return true
+			default:
+				return false
+			}
+		})
+		p.pruneAt = max(2*len(p.sends), 16)
+	}
+	done := make(chan struct{})
+	p.sends = append(p.sends, done)
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
-		defer p.s.requests.Done()
-		r.Answer(result, err)
+		defer close(done)
+		send()
 	}()
+	return done
 }
 
 // request answers an agent-initiated request (PM-1..PM-5, TU-8, PM-7).
@@ -549,10 +589,22 @@ func (p *pump) shutdown() {
 	} else if t != nil {
 		p.endTurn(p.lostOutcome(), errors.New("session stopped"))
 	}
+	p.logOverflow()
 	if n := len(p.queue); n > 0 {
 		p.s.log.Warn(logDroppingQueued, "count", n)
 		p.queue = nil
 	}
+}
+
+// logOverflow logs the events dropped from a full queue since a turn last
+// started and returns how many there were (EV-11).
+func (p *pump) logOverflow() int {
+	n := p.dropped
+	if n > 0 {
+		p.dropped = 0
+		p.s.log.Warn(logQueueOverflow, "count", n, "bound", maxQueued)
+	}
+	return n
 }
 
 // promptError classifies the error of a session/prompt call.

@@ -113,7 +113,10 @@ func (s *session) launch(ctx context.Context, target launch.Target, env []string
 	if s.remote {
 		launcher, spec = s.a.sshLauncher, target.SSHSpec(s.params.SSHStrictHostKeyChecking, s.params.SSHPassEnv, s.grace)
 	}
-	spec.Log = s.log // SP-5, SP-6 warnings
+	spec.Log = s.log // SP-5, SP-6 warnings, TD-15's record
+	if !s.remote {
+		spec.Contain = s.a.contain // TD-15
+	}
 	proc, err := launcher.Launch(ctx, spec)
 	if err != nil {
 		return err

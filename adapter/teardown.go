@@ -44,14 +44,8 @@ func (s *session) runTeardown(ctx context.Context) {
 		c, cancel, _ := half()
 		ack := make(chan struct{})
 		if s.pump.send(c, pumpAnswerOpen{ack: ack}) {
-			answered := make(chan struct{})
-			go func() {
-				<-ack
-				s.requests.Wait() // the handlers have returned their answers
-				close(answered)
-			}()
 			select {
-			case <-answered:
+			case <-ack: // every answer so far is queued
 				_ = s.conn.Flush(c)
 			case <-c.Done():
 			case <-s.pump.done:

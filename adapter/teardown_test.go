@@ -146,11 +146,11 @@ func TestTD7_TD8_TD10_TD11_EverythingClosed(t *testing.T) {
 
 // holderSession starts a session whose runtime, on the prompt "holder",
 // leaves a descendant holding stdout and stderr and exits.
-func holderSession(t *testing.T, detach bool) (*harness, Session, *fakeagent.Holders) {
+func holderSession(t *testing.T, detach bool, opts ...Option) (*harness, Session, *fakeagent.Holders) {
 	hs, err := fakeagent.NewHolders()
 	require.NoError(t, err)
 	t.Cleanup(func() { hs.Release() })
-	h := newHarness(t)
+	h := newHarness(t, opts...)
 	args := []string{"holder=" + hs.Path}
 	if detach {
 		args = append(args, "detach")
@@ -178,7 +178,8 @@ func TestDI8_OR1_OR2_OR4_LOG5_DescendantHoldingStdout(t *testing.T) {
 }
 
 func TestTD9_TD12_TD13_OR5_DetachedHolderSurvivesBoundedStop(t *testing.T) {
-	h, s, hs := holderSession(t, true)
+	// The seed's mechanism: the process group alone (TD-15 turned off).
+	h, s, hs := holderSession(t, true, WithContainment(ContainmentOff))
 	_, err, _ := h.turn(s, "holder")
 	require.Error(t, err)
 	require.NoError(t, hs.Wait(1, 5*time.Second))
@@ -189,7 +190,7 @@ func TestTD9_TD12_TD13_OR5_DetachedHolderSurvivesBoundedStop(t *testing.T) {
 }
 
 func TestTD12_InGroupHolderKilled(t *testing.T) {
-	h, s, hs := holderSession(t, false)
+	h, s, hs := holderSession(t, false, WithContainment(ContainmentOff))
 	_, err, _ := h.turn(s, "holder")
 	require.Error(t, err)
 	require.NoError(t, hs.Wait(1, 5*time.Second))

@@ -3,6 +3,7 @@ package adapter
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/segmentio/encoding/json"
@@ -82,6 +83,9 @@ func (a *Adapter) RunTurn(ctx context.Context, sess Session, p TurnParams) (Turn
 		return TurnResult{SessionID: s.id, Kind: err.Kind, Message: err.Message}, err
 	}
 	defer s.inTurn.Store(false)
+	if err := ctx.Err(); err != nil {
+		return TurnResult{SessionID: s.id}, err // TU-2: no turn for a caller that gave up
+	}
 
 	req := &turnRequest{
 		ctx:     ctx,
@@ -172,12 +176,24 @@ func (p *pump) startTurn(req *turnRequest) {
 	if refusal != nil {
 		return
 	}
+	// TU-2: the start is decided here, after the caller took the
+	// acceptance; a caller whose context has ended by now gave up before
+	// the turn started, so it gets the context's error and nothing else.
+	if err := req.ctx.Err(); err != nil {
+		req.reply <- turnReply{result: TurnResult{SessionID: p.sessionID}, err: err}
+		return
+	}
 	t := &turnState{ctx: req.ctx, onEvent: req.onEvent, reply: req.reply}
 	p.turn = t
 	now := p.s.a.now()
 	t.deliver(p.s.event(p.sessionID, normalize.Event{Type: normalize.EventType(EventSessionStarted), Time: now, Message: msgSessionStarted}))
 	if msg, ok := p.caps.Notice(); ok {
 		t.deliver(p.s.event(p.sessionID, normalize.Event{Type: normalize.Notification, Time: now, Message: msg}))
+	}
+	// EV-11: the turn is told how many events a full queue dropped; they
+	// were the oldest, so the notice stands where they would have.
+	if n := p.logOverflow(); n > 0 {
+		t.deliver(p.s.event(p.sessionID, normalize.Event{Type: normalize.Notification, Time: now, Message: fmt.Sprintf(msgQueueOverflow, n, maxQueued)}))
 	}
 	// EV-11 and EV-7: what arrived between turns, then the message that
 	// was still accumulating, dated at its last chunk.
@@ -191,6 +207,19 @@ func (p *pump) startTurn(req *turnRequest) {
 		p.latched = nil
 		p.endTurn(*o, nil)
 		return
+	}
+	// A session/cancel names no prompt: the one an earlier turn sent
+	// must reach the wire ahead of this prompt, or the runtime would take
+	// it for this turn's (TU-7, PM-6). The wait is the prompt's own wait
+	// for queue space, bounded the same way.
+	if queued := p.lastCancel; queued != nil {
+		select {
+		case <-queued:
+			p.lastCancel = nil
+		case <-t.ctx.Done():
+			p.promptFailed(t.ctx.Err())
+			return
+		}
 	}
 	params := &gen.PromptRequest{
 		SessionID: gen.SessionID(p.sessionID),
@@ -222,13 +251,9 @@ func (p *pump) beginEnd(o normalize.Outcome) {
 	t.timer = time.NewTimer(p.s.readTimeout)
 	conn, id := p.s.conn, p.sessionID
 	// Sent off the pump: a runtime that stopped reading must not stall it.
-	p.wg.Add(1)
-	p.cancels.Add(1)
-	go func() {
-		defer p.wg.Done()
-		defer p.cancels.Done()
+	p.lastCancel = p.sendOff(func() {
 		_ = conn.Notify(p.ctx, gen.MethodSessionCancel, &gen.CancelNotification{SessionID: gen.SessionID(id)})
-	}()
+	})
 }
 
 // timerFired: the read-timeout wait of an end attempt or of a failed write

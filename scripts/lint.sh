@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# lint: gofmt, staticcheck (this platform and windows/amd64) with the
-# checked-in staticcheck.conf, and `go mod tidy` clean in every module.
-# go vet is `make vet` / `make vet-windows`, which `make lint` runs first.
+# lint: gofmt, staticcheck (this platform, windows/amd64 and darwin/arm64)
+# with the checked-in staticcheck.conf, and `go mod tidy` clean in every
+# module. go vet is `make vet` / `make vet-windows` / `make vet-darwin`,
+# which `make lint` runs first.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -22,6 +23,7 @@ bin="$root/bin/staticcheck"
 GOWORK=off $GO -C tools/lint build -o "$bin" honnef.co/go/tools/cmd/staticcheck
 "$bin" acpkit.dev/... || fail=1
 GOOS=windows GOARCH=amd64 "$bin" acpkit.dev/... || fail=1
+GOOS=darwin GOARCH=arm64 "$bin" acpkit.dev/... || fail=1
 
 # go mod tidy, module by module, as a user outside the workspace sees each:
 # the siblings at the release version come from a file:// proxy cut from

@@ -2,8 +2,7 @@ package main
 
 import (
 	"fmt"
-
-	"github.com/dave/jennifer/jen"
+	"strings"
 )
 
 // tagSuffix ends the name of a union variant's tag constant:
@@ -11,18 +10,18 @@ import (
 // selects *SessionUpdateAgentMessageChunk.
 const tagSuffix = "Tag"
 
-// tags emits, for every tagged union, one untyped string constant per
-// tagged variant: the discriminator value that selects it. Code that reads
-// or writes a tag itself (a raw filter, a switch on a tag gen did not
+// tags prints tags.go: for every tagged union, one untyped string constant
+// per tagged variant, the discriminator value that selects it. Code that
+// reads or writes a tag itself (a raw filter, a switch on a tag gen did not
 // decode) names it by constant instead of re-stating the string. Variants
 // without a tag (a union's untagged fallback, its Unknown) get none.
-func (e *emitter) tags(f *jen.File) error {
+func (e *emitter) tags(g *printer) error {
 	names := map[string]*Variant{}
 	for _, t := range e.m.Types {
 		if t.Kind != TUnion || t.Union.Tag == "" {
 			continue
 		}
-		var defs []jen.Code
+		var defs []string
 		for _, v := range t.Union.Variants {
 			if v.Tag == "" {
 				continue
@@ -35,19 +34,11 @@ func (e *emitter) tags(f *jen.File) error {
 				return fmt.Errorf("tag constant %s collides with a type of that name", name)
 			}
 			names[name] = v
-			recv := v.Type.Name
-			if v.Ptr {
-				recv = "*" + recv
-			}
-			defs = append(defs, comment(fmt.Sprintf("%s is the %q value that selects %s.", name, t.Union.Tag, recv)).
-				Id(name).Op("=").Lit(v.Tag))
+			defs = append(defs, fmt.Sprintf("// %s is the %q value that selects %s.\n%[1]s = %[4]q", name, t.Union.Tag, variantRecvType(v), v.Tag))
 		}
-		if len(defs) == 0 {
-			continue
+		if len(defs) > 0 {
+			g.P("// The %q tags of %s's variants.\nconst (\n%s\n)\n", t.Union.Tag, t.Name, strings.Join(defs, "\n"))
 		}
-		f.Comment(fmt.Sprintf("The %q tags of %s's variants.", t.Union.Tag, t.Name))
-		f.Const().Defs(defs...)
-		f.Line()
 	}
 	return nil
 }

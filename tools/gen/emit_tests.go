@@ -50,6 +50,9 @@ func (s *sampler) ref(ref *Ref, full bool) string {
 func samplePrim(ref *Ref) string {
 	switch ref.Prim {
 	case "string":
+		if ref.Pattern != nil {
+			return `"` + ref.Pattern.Example + `"`
+		}
 		return `"s"`
 	case "bool":
 		return "true"
@@ -148,36 +151,36 @@ func (s *sampler) variantMembers(v *Variant, full bool) []string {
 	return append(out, s.members(st, full)...)
 }
 
-// sampleDecoder is a func([]byte) (any, error) that decodes a value of t
+// decodeSample is a func([]byte) (any, error) that decodes a value of t
 // as a user would: a union through its Unmarshal function, any other type
-// through json.Unmarshal (which calls its UnmarshalJSON).
-func (e *emitter) sampleDecoder(t *Type) *jen.Statement {
+// through json.Unmarshal (which calls its UnmarshalJSON). pkg names the
+// package under test.
+func decodeSample(pkg string, t *Type) string {
 	if t.Kind == TUnion {
-		return jen.Func().Params(jen.Id("b").Index().Byte()).Params(jen.Any(), jen.Error()).Block(
-			jen.Return(jen.Qual(e.pkgPath, "Unmarshal"+t.Name).Call(jen.Id("b"))),
-		)
+		return fmt.Sprintf("func(b []byte) (any, error) {\nreturn %s.Unmarshal%s(b)\n}", pkg, t.Name)
 	}
-	return jen.Func().Params(jen.Id("b").Index().Byte()).Params(jen.Any(), jen.Error()).Block(
-		jen.Id("v").Op(":=").New(jen.Qual(e.pkgPath, t.Name)),
-		jen.Return(jen.Id("v"), jen.Qual(segJSON, "Unmarshal").Call(jen.Id("b"), jen.Id("v"))),
-	)
+	return fmt.Sprintf("func(b []byte) (any, error) {\nv := new(%s.%s)\nreturn v, json.Unmarshal(b, v)\n}", pkg, t.Name)
 }
 
-func (e *emitter) roundTripTest(f *jen.File) {
-	s := &sampler{}
-	var rows []jen.Code
-	add := func(name string, decode jen.Code, full, min string) {
-		rows = append(rows, jen.Values(jen.Dict{
-			jen.Id("name"):   jen.Lit(name),
-			jen.Id("decode"): decode,
-			jen.Id("full"):   jen.Lit(full),
-			jen.Id("min"):    jen.Lit(min),
-		}))
+// sampleDecoder is decodeSample as jennifer code, for a golden output's
+// fixtures test.
+func (e *emitter) sampleDecoder(t *Type) *jen.Statement {
+	pkg := e.m.Surface.Name()
+	return newTestPrinter(pkg, e.pkgPath).qualify(decodeSample(pkg, t))
+}
+
+// samples are the rows of the samples table: a full and a minimal
+// document for every def and every variant of every union.
+func (e *emitter) samples() []string {
+	s, pkg := &sampler{}, e.m.Surface.Name()
+	var rows []string
+	add := func(name, decode, full, min string) {
+		rows = append(rows, fmt.Sprintf("{\ndecode: %s,\nfull: %q,\nmin: %q,\nname: %q,\n}", decode, full, min, name))
 	}
 	for _, t := range e.m.Types {
 		switch {
 		case t.Kind == TUnion && !t.Union.Flattened:
-			dec := e.sampleDecoder(t)
+			dec := decodeSample(pkg, t)
 			for _, v := range t.Union.Variants {
 				add(t.Name+"/"+v.Type.Name, dec, s.variant(v, true), s.variant(v, false))
 			}
@@ -186,127 +189,142 @@ func (e *emitter) roundTripTest(f *jen.File) {
 				add(t.Name+"/"+u.Name, dec, unk, unk)
 			}
 		case t.Schema != "" && t.Kind != TUnion && t.Kind != TAlias && len(t.VariantOf) == 0:
-			add(t.Name, e.sampleDecoder(t), s.named(t, true), s.named(t, false))
+			add(t.Name, decodeSample(pkg, t), s.named(t, true), s.named(t, false))
 		}
 	}
-	f.Comment("samples has a document for every def and every union variant.")
-	f.Var().Id("samples").Op("=").Index().Struct(
-		jen.Id("name").String(),
-		jen.Id("decode").Func().Params(jen.Index().Byte()).Params(jen.Any(), jen.Error()),
-		jen.List(jen.Id("full"), jen.Id("min")).String(),
-	).Values(rows...)
-	f.Line()
-	f.Comment("marshal calls the value's own MarshalJSON when it has one (json.Marshal")
-	f.Comment("would compact raw bytes the codec keeps verbatim), else json.Marshal.")
-	f.Func().Id("marshal").Params(jen.Id("v").Any()).Params(jen.Index().Byte(), jen.Error()).Block(
-		jen.If(jen.List(jen.Id("m"), jen.Id("ok")).Op(":=").Id("v").Assert(jen.Qual(segJSON, "Marshaler")), jen.Id("ok")).Block(
-			jen.Return(jen.Id("m").Dot("MarshalJSON").Call()),
-		),
-		jen.Return(jen.Qual(segJSON, "Marshal").Call(jen.Id("v"))),
-	)
-	f.Line()
-	f.Func().Id("TestMain").Params(jen.Id("m").Op("*").Qual("testing", "M")).Block(
-		jen.Qual("go.uber.org/goleak", "VerifyTestMain").Call(jen.Id("m")),
-	)
-	f.Line()
-	f.Comment("TestSDK2_RoundTripEveryDef: every def (SDK-2) decodes from a full sample and")
-	f.Comment("re-encodes byte for byte, unknown members included (SDK-5); a minimal")
-	f.Comment("sample survives decode → encode → decode.")
-	f.Func().Id("TestSDK2_RoundTripEveryDef").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
-		jen.For(jen.List(jen.Id("_"), jen.Id("s")).Op(":=").Range().Id("samples")).Block(
-			jen.Id("t").Dot("Run").Call(jen.Id("s").Dot("name"), jen.Func().Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
-				jen.List(jen.Id("v"), jen.Err()).Op(":=").Id("s").Dot("decode").Call(jen.Index().Byte().Call(jen.Id("s").Dot("full"))),
-				jen.Qual(requirePkg, "NoError").Call(jen.Id("t"), jen.Err()),
-				jen.List(jen.Id("out"), jen.Err()).Op(":=").Id("marshal").Call(jen.Id("v")),
-				jen.Qual(requirePkg, "NoError").Call(jen.Id("t"), jen.Err()),
-				jen.Qual(requirePkg, "Equal").Call(jen.Id("t"), jen.Id("s").Dot("full"), jen.String().Call(jen.Id("out"))),
-				jen.Line(),
-				jen.List(jen.Id("v"), jen.Err()).Op("=").Id("s").Dot("decode").Call(jen.Index().Byte().Call(jen.Id("s").Dot("min"))),
-				jen.Qual(requirePkg, "NoError").Call(jen.Id("t"), jen.Err()),
-				jen.List(jen.Id("out"), jen.Err()).Op("=").Qual(segJSON, "Marshal").Call(jen.Id("v")),
-				jen.Qual(requirePkg, "NoError").Call(jen.Id("t"), jen.Err()),
-				jen.List(jen.Id("again"), jen.Err()).Op(":=").Id("s").Dot("decode").Call(jen.Id("out")),
-				jen.Qual(requirePkg, "NoError").Call(jen.Id("t"), jen.Err(), jen.Lit("re-decoding %s"), jen.Id("out")),
-				jen.Qual(requirePkg, "Equal").Call(jen.Id("t"), jen.Id("v"), jen.Id("again")),
-			)),
-		),
-	)
-	f.Line()
-	e.reversedOrderTest(f)
-	f.Comment("FuzzSDK3_Unions feeds every union (and every def) arbitrary bytes: decoding")
-	f.Comment("never panics, and whatever decodes re-encodes and decodes equal (SDK-3, SDK-5).")
-	f.Comment("The samples are the seed corpus, so it runs as an ordinary test.")
-	f.Func().Id("FuzzSDK3_Unions").Params(jen.Id("f").Op("*").Qual("testing", "F")).Block(
-		jen.For(jen.List(jen.Id("i"), jen.Id("s")).Op(":=").Range().Id("samples")).Block(
-			jen.Id("f").Dot("Add").Call(jen.Id("i"), jen.Index().Byte().Call(jen.Id("s").Dot("full"))),
-			jen.Id("f").Dot("Add").Call(jen.Id("i"), jen.Index().Byte().Call(jen.Id("s").Dot("min"))),
-		),
-		jen.Id("f").Dot("Fuzz").Call(jen.Func().Params(jen.Id("t").Op("*").Qual("testing", "T"), jen.Id("i").Int(), jen.Id("data").Index().Byte()).Block(
-			jen.Id("s").Op(":=").Id("samples").Index(jen.Uint().Call(jen.Id("i")).Op("%").Uint().Call(jen.Len(jen.Id("samples")))),
-			jen.List(jen.Id("v"), jen.Err()).Op(":=").Id("s").Dot("decode").Call(jen.Id("data")),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return()),
-			jen.List(jen.Id("out"), jen.Err()).Op(":=").Id("marshal").Call(jen.Id("v")),
-			jen.Qual(requirePkg, "NoError").Call(jen.Id("t"), jen.Err(), jen.Lit("%s: re-encoding %q"), jen.Id("s").Dot("name"), jen.Id("data")),
-			jen.List(jen.Id("again"), jen.Err()).Op(":=").Id("s").Dot("decode").Call(jen.Id("out")),
-			jen.Qual(requirePkg, "NoError").Call(jen.Id("t"), jen.Err(), jen.Lit("%s: re-decoding %s"), jen.Id("s").Dot("name"), jen.Id("out")),
-			jen.Qual(requirePkg, "Equal").Call(jen.Id("t"), jen.Id("v"), jen.Id("again"), jen.Lit("%s: %s"), jen.Id("s").Dot("name"), jen.Id("out")),
-		)),
-	)
+	return rows
 }
 
-const requirePkg = "github.com/stretchr/testify/require"
-
-// reversedOrderTest emits TestSDK5_ReversedMemberOrderRoundTrips: every
-// sample with the members of each of its objects in reverse order (tags
-// last, unknown members first) re-encodes byte for byte, so that an
-// object whose members no single layout sees (a flattened union's, a
-// variant's with two tags) shows up here.
-func (e *emitter) reversedOrderTest(f *jen.File) {
-	b := func() *jen.Statement { return jen.Id("b") }
-	f.Comment("reversed is data, compact JSON, with the members of every object in reverse order.")
-	f.Func().Id("reversed").Params(jen.Id("data").Index().Byte()).Index().Byte().Block(
-		jen.Switch(jx("KindOf").Call(jen.Id("data"))).Block(
-			jen.Case(jx("KindObject")).Block(
-				jen.Var().Id("it").Qual(jsonxPkg, "ObjectIter"),
-				jen.Var().Id("members").Index().Index().Byte(),
-				jen.For(jen.Err().Op(":=").Id("it").Dot("Reset").Call(jen.Id("data")), jen.Err().Op("==").Nil().Op("&&").Id("it").Dot("Next").Call(), jen.Empty()).Block(
-					jen.List(jen.Id("m"), jen.Id("v")).Op(":=").List(jen.Id("it").Dot("Member").Call(), jen.Id("it").Dot("Value").Call()),
-					jen.Id("members").Op("=").Append(jen.Id("members"), jen.Append(jen.Append(jen.Index().Byte().Values(), jen.Id("m").Index(jen.Empty(), jen.Len(jen.Id("m")).Op("-").Len(jen.Id("v"))).Op("...")), jen.Id("reversed").Call(jen.Id("v")).Op("..."))),
-				),
-				jen.Id("b").Op(":=").Index().Byte().Values(jen.LitRune('{')),
-				jen.For(jen.Id("i").Op(":=").Len(jen.Id("members")).Op("-").Lit(1), jen.Id("i").Op(">=").Lit(0), jen.Id("i").Op("--")).Block(
-					jen.If(jen.Len(b()).Op(">").Lit(1)).Block(b().Op("=").Append(b(), jen.LitRune(','))),
-					b().Op("=").Append(b(), jen.Id("members").Index(jen.Id("i")).Op("...")),
-				),
-				jen.Return(jen.Append(b(), jen.LitRune('}'))),
-			),
-			jen.Case(jx("KindArray")).Block(
-				jen.Var().Id("it").Qual(jsonxPkg, "ArrayIter"),
-				jen.Id("b").Op(":=").Index().Byte().Values(jen.LitRune('[')),
-				jen.For(jen.Err().Op(":=").Id("it").Dot("Reset").Call(jen.Id("data")), jen.Err().Op("==").Nil().Op("&&").Id("it").Dot("Next").Call(), jen.Empty()).Block(
-					jen.If(jen.Len(b()).Op(">").Lit(1)).Block(b().Op("=").Append(b(), jen.LitRune(','))),
-					b().Op("=").Append(b(), jen.Id("reversed").Call(jen.Id("it").Dot("Value").Call()).Op("...")),
-				),
-				jen.Return(jen.Append(b(), jen.LitRune(']'))),
-			),
-		),
-		jen.Return(jen.Id("data")),
-	)
-	f.Line()
-	f.Comment("TestSDK5_ReversedMemberOrderRoundTrips: every sample with each object's")
-	f.Comment("members in reverse order (tags last, unknown members first) re-encodes byte")
-	f.Comment("for byte: decoding keeps a peer's member order (SDK-5).")
-	f.Func().Id("TestSDK5_ReversedMemberOrderRoundTrips").Params(jen.Id("t").Op("*").Qual("testing", "T")).Block(
-		jen.For(jen.List(jen.Id("_"), jen.Id("s")).Op(":=").Range().Id("samples")).Block(
-			jen.For(jen.List(jen.Id("_"), jen.Id("doc")).Op(":=").Range().Index().String().Values(jen.Id("s").Dot("full"), jen.Id("s").Dot("min"))).Block(
-				jen.Id("in").Op(":=").Id("reversed").Call(jen.Index().Byte().Call(jen.Id("doc"))),
-				jen.List(jen.Id("v"), jen.Err()).Op(":=").Id("s").Dot("decode").Call(jen.Id("in")),
-				jen.Qual(requirePkg, "NoError").Call(jen.Id("t"), jen.Err(), jen.Lit("%s: %s"), jen.Id("s").Dot("name"), jen.Id("in")),
-				jen.List(jen.Id("out"), jen.Err()).Op(":=").Id("marshal").Call(jen.Id("v")),
-				jen.Qual(requirePkg, "NoError").Call(jen.Id("t"), jen.Err(), jen.Lit("%s: %s"), jen.Id("s").Dot("name"), jen.Id("in")),
-				jen.Qual(requirePkg, "Equal").Call(jen.Id("t"), jen.String().Call(jen.Id("in")), jen.String().Call(jen.Id("out")), jen.Id("s").Dot("name")),
-			),
-		),
-	)
-	f.Line()
+// printRoundTripTest prints roundtrip_test.go: the samples and the tests
+// that run them.
+func (e *emitter) printRoundTripTest(g *printer) {
+	g.P(`// samples has a document for every def and every union variant.
+var samples = []struct {
+	name      string
+	decode    func([]byte) (any, error)
+	full, min string
+}{%s}
+`, strings.Join(e.samples(), ", "))
+	g.Text(roundTripTests)
 }
+
+// roundTripTest adds roundtrip_test.go's declarations to f (a golden
+// output's package, in its compile test).
+func (e *emitter) roundTripTest(f *jen.File) {
+	g := newTestPrinter(e.m.Surface.Name(), e.pkgPath)
+	e.printRoundTripTest(g)
+	f.Add(g.code())
+}
+
+// roundTripTests run the samples: TestSDK2_RoundTripEveryDef,
+// TestSDK5_ReversedMemberOrderRoundTrips (every sample with the members of
+// each of its objects in reverse order, tags last, unknown members first,
+// re-encodes byte for byte, so that an object whose members no single
+// layout sees, a flattened union's or a variant's with two tags, shows up
+// there) and FuzzSDK3_Unions.
+const roundTripTests = `// marshal calls the value's own MarshalJSON when it has one (json.Marshal
+// would compact raw bytes the codec keeps verbatim), else json.Marshal.
+func marshal(v any) ([]byte, error) {
+	if m, ok := v.(json.Marshaler); ok {
+		return m.MarshalJSON()
+	}
+	return json.Marshal(v)
+}
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// TestSDK2_RoundTripEveryDef: every def (SDK-2) decodes from a full sample and
+// re-encodes byte for byte, unknown members included (SDK-5); a minimal
+// sample survives decode → encode → decode.
+func TestSDK2_RoundTripEveryDef(t *testing.T) {
+	for _, s := range samples {
+		t.Run(s.name, func(t *testing.T) {
+			v, err := s.decode([]byte(s.full))
+			require.NoError(t, err)
+			out, err := marshal(v)
+			require.NoError(t, err)
+			require.Equal(t, s.full, string(out))
+
+			v, err = s.decode([]byte(s.min))
+			require.NoError(t, err)
+			out, err = json.Marshal(v)
+			require.NoError(t, err)
+			again, err := s.decode(out)
+			require.NoError(t, err, "re-decoding %s", out)
+			require.Equal(t, v, again)
+		})
+	}
+}
+
+// reversed is data, compact JSON, with the members of every object in reverse order.
+func reversed(data []byte) []byte {
+	switch jsonx.KindOf(data) {
+	case jsonx.KindObject:
+		var it jsonx.ObjectIter
+		var members [][]byte
+		for err := it.Reset(data); err == nil && it.Next(); {
+			m, v := it.Member(), it.Value()
+			members = append(members, append(append([]byte{}, m[:len(m)-len(v)]...), reversed(v)...))
+		}
+		b := []byte{'{'}
+		for i := len(members) - 1; i >= 0; i-- {
+			if len(b) > 1 {
+				b = append(b, ',')
+			}
+			b = append(b, members[i]...)
+		}
+		return append(b, '}')
+	case jsonx.KindArray:
+		var it jsonx.ArrayIter
+		b := []byte{'['}
+		for err := it.Reset(data); err == nil && it.Next(); {
+			if len(b) > 1 {
+				b = append(b, ',')
+			}
+			b = append(b, reversed(it.Value())...)
+		}
+		return append(b, ']')
+	}
+	return data
+}
+
+// TestSDK5_ReversedMemberOrderRoundTrips: every sample with each object's
+// members in reverse order (tags last, unknown members first) re-encodes byte
+// for byte: decoding keeps a peer's member order (SDK-5).
+func TestSDK5_ReversedMemberOrderRoundTrips(t *testing.T) {
+	for _, s := range samples {
+		for _, doc := range []string{s.full, s.min} {
+			in := reversed([]byte(doc))
+			v, err := s.decode(in)
+			require.NoError(t, err, "%s: %s", s.name, in)
+			out, err := marshal(v)
+			require.NoError(t, err, "%s: %s", s.name, in)
+			require.Equal(t, string(in), string(out), s.name)
+		}
+	}
+}
+
+// FuzzSDK3_Unions feeds every union (and every def) arbitrary bytes: decoding
+// never panics, and whatever decodes re-encodes and decodes equal (SDK-3, SDK-5).
+// The samples are the seed corpus, so it runs as an ordinary test.
+func FuzzSDK3_Unions(f *testing.F) {
+	for i, s := range samples {
+		f.Add(i, []byte(s.full))
+		f.Add(i, []byte(s.min))
+	}
+	f.Fuzz(func(t *testing.T, i int, data []byte) {
+		s := samples[uint(i)%uint(len(samples))]
+		v, err := s.decode(data)
+		if err != nil {
+			return
+		}
+		out, err := marshal(v)
+		require.NoError(t, err, "%s: re-encoding %q", s.name, data)
+		again, err := s.decode(out)
+		require.NoError(t, err, "%s: re-decoding %s", s.name, out)
+		require.Equal(t, v, again, "%s: %s", s.name, out)
+	})
+}
+`

@@ -1,6 +1,6 @@
 module acpkit.dev/tools/gen
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/atombender/go-jsonschema v0.24.1

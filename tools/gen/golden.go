@@ -29,22 +29,13 @@ func generateCodec(file, pkg string) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	files, newFile := e.files(pkg)
-	if err := e.types(newFile("types.go")); err != nil {
-		return nil, err
-	}
-	codec := newFile("codec.go")
-	if err := e.codecs(codec); err != nil {
-		return nil, err
-	}
-	e.helpers(codec)
 	out := map[string][]byte{}
-	for name, f := range files {
-		var buf bytes.Buffer
-		if err := f.Render(&buf); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+	for name, print := range map[string]func(*printer) error{"types.go": e.types, "codec.go": e.codec} {
+		g := newPrinter()
+		if err := print(g); err != nil {
+			return nil, err
 		}
-		if out[name], err = compactFuncs(buf.Bytes()); err != nil {
+		if out[name], err = e.render(e.packageFile(pkg), g); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 	}
@@ -73,7 +64,7 @@ func schemaEmitter(file, pkg, pkgPath string) (*emitter, error) {
 	if pkgPath == "" {
 		pkgPath = surf.ImportPath()
 	}
-	return &emitter{m: m, need: map[string]*Type{}, pkgPath: pkgPath}, nil
+	return newEmitter(m, pkgPath), nil
 }
 
 // runSchema writes (or with check, compares) the codec of one schema file

@@ -28,6 +28,7 @@ var goldenFeatures = map[string][]string{
 	"shape_union":        {"jsonx.KindNull", "jsonx.KindNumber", "jsonx.KindString"},
 	"bounds":             {"minitems=1", "min=1", "jsonx.IntMinPtr(", "jsonx.MinItems(len(s), 1)"},
 	"flattened_member":   {"jsonx.SetAt(d.At(0), &x.Status, decodeStatusObjectAt)", "errors.Is(err, jsonx.ErrType)", "appendStatusMembers"},
+	"pattern":            {"jsonx.Set(d.At(1), &x.Currency, matchCostCurrency)", "regexp.MustCompile(`^[A-Z]{3}$`)", "jsonx.List(d.At(4), &x.Tags, matchCostTagsItem)", "s, err := matchSku(data)"},
 }
 
 // TestGolden regenerates the codec of every golden schema and compares it

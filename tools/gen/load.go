@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -78,7 +79,7 @@ var knownKeywords = map[string]bool{
 	"allOf": true, "anyOf": true, "oneOf": true, "not": true, "const": true, "enum": true,
 	"items": true, "format": true, "default": true, "minimum": true, "maximum": true,
 	"minLength": true, "discriminator": true, "unevaluatedProperties": true,
-	"minItems": true, "contentEncoding": true,
+	"minItems": true, "contentEncoding": true, "pattern": true,
 }
 
 // knownExtensions are the vendor keywords the generator honours.
@@ -96,6 +97,7 @@ type schemaFile struct {
 	sha     string
 	version int // the protocol version the schema path pins (v1 → 1)
 	defs    map[string]*node
+	rawDefs map[string]json.RawMessage
 	order   []string       // def names in schema order
 	refs    map[string]int // how many $refs point at each def
 }
@@ -201,7 +203,7 @@ func parseSchema(pin Pin, surf *Surface, sha string, version int, data []byte) (
 	if err != nil {
 		return nil, fmt.Errorf("$defs: %w", err)
 	}
-	sf := &schemaFile{pin: pin, surf: surf, sha: sha, version: version, defs: map[string]*node{}, order: defKeys, refs: map[string]int{}}
+	sf := &schemaFile{pin: pin, surf: surf, sha: sha, version: version, defs: map[string]*node{}, rawDefs: defKids, order: defKeys, refs: map[string]int{}}
 	for _, m := range refPattern.FindAllSubmatch(data, -1) {
 		sf.refs[string(m[1])]++
 	}
@@ -406,4 +408,47 @@ func (n *node) types() ([]string, bool) {
 	}
 	sort.Strings(out)
 	return out, null
+}
+
+// keywordAt is where a keyword occurs: the path of its schema.
+type keywordAt struct{ path, keyword string }
+
+// keywordPaths finds every occurrence of the keywords kws in the defs and
+// their subschemas, in schema order.
+func (sf *schemaFile) keywordPaths(kws []string) []keywordAt {
+	var out []keywordAt
+	for _, name := range sf.order {
+		walkSchema(sf.rawDefs[name], "#/$defs/"+name, kws, &out)
+	}
+	return out
+}
+
+// walkSchema appends the occurrences of kws in the schema raw (at path)
+// and its subschemas to out; values that are data (default, const, enum)
+// are not schemas and are not walked.
+func walkSchema(raw json.RawMessage, path string, kws []string, out *[]keywordAt) {
+	keys, kids, err := orderedObject(raw)
+	if err != nil {
+		return // a boolean schema
+	}
+	for _, k := range keys {
+		if slices.Contains(kws, k) {
+			*out = append(*out, keywordAt{path, k})
+		}
+		switch k {
+		case "properties":
+			names, props, _ := orderedObject(kids[k])
+			for _, name := range names {
+				walkSchema(props[name], path+"/properties/"+name, kws, out)
+			}
+		case "items", "additionalProperties", "not", "unevaluatedProperties":
+			walkSchema(kids[k], path+"/"+k, kws, out)
+		case "allOf", "anyOf", "oneOf":
+			var list []json.RawMessage
+			_ = json.Unmarshal(kids[k], &list)
+			for i, sub := range list {
+				walkSchema(sub, path+"/"+k+"/"+strconv.Itoa(i), kws, out)
+			}
+		}
+	}
 }

@@ -13,9 +13,12 @@
 // generated package's doc.go runs it too: acpsdk/gen's regenerates every
 // surface, each other package's only itself (-only).
 //
-// The pipeline: load (go-jsonschema's model plus a raw pass for x-*
-// keywords and member order), resolve into a model where every Go name and
-// codec decision is made, then emit with jennifer. Output is deterministic.
+// The pipeline: load (load.go: go-jsonschema's model plus a raw pass for
+// x-* keywords and member order), resolve into a model where every Go name
+// and codec decision is made (model.go, resolve*.go), then emit: each
+// emitter (emit*.go) prints the Go it produces, protogen style, and
+// jennifer writes each file's header and import block (printer.go).
+// Output is deterministic. README.md walks through adding a construct.
 //
 // # Rules for constructs that are not plain
 //
@@ -27,32 +30,52 @@
 //   - A oneOf/anyOf is an enum only when at least one branch is a const; plain
 //     branches of different JSON types without any const (v2's RequestId:
 //     integer or string) are a union decided by the value's JSON kind.
+//     Where: resolver.isEnum (resolve.go), resolver.shapeVariants
+//     (resolve_union.go).
 //   - A tagged union's variant for unknown tags is <Union>Unknown, or, when a
 //     known tag already makes that name (v1 unstable's StateUpdate has the
 //     tag "unknown"), <Union> plus the catch-all branch's title ("other").
+//     Where: resolver.taggedVariants (resolve_union.go).
 //   - The tag of a flattened union is the union's member even when its object
 //     declares it too; such a declaration with x-deserialize-default-on-error
 //     makes a tag that is not a string (null, malformed) select the branch that
 //     declares the tag as null (v1 unstable's IdleStateUpdate "none"), which
-//     keeps the member verbatim.
+//     keeps the member verbatim. Where: resolver.flatTagProperty and
+//     flatTag.apply (resolve.go); the decoder's LenientTag branch in
+//     emitter.taggedCodec (emit_union.go).
 //   - A union def that is a tagged variant's payload (v2's SessionUpdate
 //     "state_update" over StateUpdate) is flattened into the variant: its
 //     tag and members sit beside the outer tag (and where it is also a
 //     member's type, it is a whole object there); such a variant, like every
 //     object whose members a flattened union shares, keeps non-canonical
 //     input verbatim, snapshotted by the union that decodes the whole object.
+//     Where: resolver.findFlattenedDefs (resolve.go), resolver.variantType
+//     (resolve_union.go); variantKeepsVerbatim and decodeVariant
+//     (emit_union.go).
 //   - A def that only references another def (allOf of one $ref) is a Go type
 //     alias of it (v1 unstable's InitializeProxyRequest = InitializeRequest).
+//     Where: resolver.aliases and aliasTarget (resolve.go).
 //   - A property whose value is a union of method payloads (an envelope's
 //     params or result, every leaf a def with x-method) is raw JSON: the
-//     envelope's method member decides its type, not the value.
+//     envelope's method member decides its type, not the value. Where:
+//     resolver.methodPayloads, called by resolver.ref (resolve_ref.go).
 //   - A method result may be a union decided by shape (v1 unstable's
 //     MessageMcpResponse); the typed call and handler then use its interface,
 //     and the method table's NewResult is raw JSON (nothing decodes into an
-//     interface).
+//     interface). Where: resolver.methods (resolve_methods.go); resultType
+//     (emit_api.go) and resultTarget (emit_methods.go).
 //   - Every x-side names a side: beyond agent, client and protocol, each one
 //     (v1 unstable's proxy) gets a Side constant, a peer, a handler interface
-//     and a dispatcher.
+//     and a dispatcher. Where: resolver.methods and Model.extraSides
+//     (resolve_methods.go); emitter.peer and emitter.handlers (emit_api.go).
+//   - A string's pattern (upstream v2's Cost.currency, after the pinned
+//     release) is checked on decode by a generated match<Name>, named after
+//     the member or def it belongs to; a pattern no rule takes (on a
+//     non-string, an enum's branch, a union's tag) stops generation, as do
+//     one Go's regexp rejects and one without a plain sample string. Where:
+//     resolver.pattern, namePatterns and checkConsumed (resolve_pattern.go),
+//     called from resolver.typed (resolve_ref.go); emitter.decFunc and
+//     emitter.patternChecks (emit_helpers.go).
 package main
 
 import (

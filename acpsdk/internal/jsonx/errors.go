@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"acpkit.dev/internal/jsonkind"
 )
 
 // Sentinel causes carried by [DecodeError]; test with errors.Is.
@@ -120,28 +122,7 @@ func AtIndex(err error, i int) error {
 
 // typeError reports that want was expected where data's JSON kind was found.
 func typeError(want string, data []byte) error {
-	return Errorf(ErrType, "want "+want+", got "+kindName(data))
-}
-
-func kindName(data []byte) string {
-	data = trimSpace(data)
-	if len(data) == 0 {
-		return "nothing"
-	}
-	switch data[0] {
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case '"':
-		return "string"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	default:
-		return "number"
-	}
+	return Errorf(ErrType, "want "+want+", got "+jsonkind.Of(data))
 }
 
 // EncodeError reports a value that cannot be encoded at path.

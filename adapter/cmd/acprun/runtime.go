@@ -13,10 +13,10 @@ import (
 type adapterRuntime struct{ a *adapter.Adapter }
 
 // newRuntime builds the adapter with no extension block (acprun declares
-// MCP servers through --mcp-config, which arrives per session, CFG-7) and
-// acprun's wire tap.
-func newRuntime(logger *slog.Logger, tap func(adapter.WireEvent)) (cli.Runtime, error) {
-	a, err := adapter.New(nil, adapter.WithLogger(logger), adapter.WithWireTap(tap))
+// MCP servers through --mcp-config, which arrives per session, CFG-7),
+// acprun's wire tap and --containment.
+func newRuntime(logger *slog.Logger, tap func(adapter.WireEvent), contain adapter.Containment) (cli.Runtime, error) {
+	a, err := adapter.New(nil, adapter.WithLogger(logger), adapter.WithWireTap(tap), adapter.WithContainment(contain))
 	if err != nil {
 		return nil, err
 	}

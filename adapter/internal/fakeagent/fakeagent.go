@@ -29,8 +29,10 @@ import (
 type Scenario func(a *Agent)
 
 const (
-	scenarioPrefix = "fakeagent:"
-	holderPrefix   = "fakeagent-holder:"
+	scenarioPrefix  = "fakeagent:"
+	holderPrefix    = "fakeagent-holder:"
+	commandPrefix   = "fakeagent-command:"
+	daemonizePrefix = "fakeagent-daemonize:"
 )
 
 // Main runs the scenario named by os.Args[1] when the process was started as
@@ -44,6 +46,18 @@ func Main(scenarios map[string]Scenario) {
 	switch {
 	case strings.HasPrefix(arg, holderPrefix):
 		hold(strings.TrimPrefix(arg, holderPrefix))
+		os.Exit(0)
+	case strings.HasPrefix(arg, commandPrefix): // a tool command with a child
+		socketPath := strings.TrimPrefix(arg, commandPrefix)
+		if startHolder(socketPath, nil) != nil {
+			os.Exit(5)
+		}
+		hold(socketPath)
+		os.Exit(0)
+	case strings.HasPrefix(arg, daemonizePrefix): // a double fork's first half
+		if startHolder(strings.TrimPrefix(arg, daemonizePrefix), holderAttr(true)) != nil {
+			os.Exit(5)
+		}
 		os.Exit(0)
 	case strings.HasPrefix(arg, scenarioPrefix):
 		name := strings.TrimPrefix(arg, scenarioPrefix)
@@ -87,7 +101,11 @@ type Msg struct {
 // scenario may write from several goroutines.
 type Agent struct {
 	// Args are the command-line arguments after the scenario name.
-	Args   []string
+	Args []string
+	// Exit ends the runtime with a status: Fail and a failed write call
+	// it. Nil means os.Exit; an agent running inside the test process
+	// (over pipes, in place of a child) sets its own.
+	Exit   func(code int)
 	in     *bufio.Reader
 	out    io.Writer
 	mu     sync.Mutex
@@ -104,7 +122,16 @@ func New(r io.Reader, w io.Writer) *Agent {
 // the test sees as an early exit carrying this text.
 func (a *Agent) Fail(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "fakeagent: "+format+"\n", args...)
-	os.Exit(3)
+	a.exit(3)
+}
+
+// exit ends the runtime through Exit, or os.Exit without one.
+func (a *Agent) exit(code int) {
+	if a.Exit != nil {
+		a.Exit(code)
+		return
+	}
+	os.Exit(code)
 }
 
 // Read returns the next message; io.EOF when the client closed stdin.
@@ -179,13 +206,15 @@ func (a *Agent) Request(method string, params any) int {
 // WriteLine writes raw followed by a newline, for garbage and hand-built lines.
 func (a *Agent) WriteLine(raw string) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	if a.held != nil {
 		a.held.WriteString(raw + "\n")
+		a.mu.Unlock()
 		return
 	}
-	if _, err := io.WriteString(a.out, raw+"\n"); err != nil {
-		os.Exit(4)
+	_, err := io.WriteString(a.out, raw+"\n")
+	a.mu.Unlock()
+	if err != nil {
+		a.exit(4)
 	}
 }
 
@@ -202,14 +231,16 @@ func (a *Agent) Hold() {
 // does nothing.
 func (a *Agent) Release() {
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	b := a.held
 	a.held = nil
 	if b == nil || b.Len() == 0 {
+		a.mu.Unlock()
 		return
 	}
-	if _, err := a.out.Write(b.Bytes()); err != nil {
-		os.Exit(4)
+	_, err := a.out.Write(b.Bytes())
+	a.mu.Unlock()
+	if err != nil {
+		a.exit(4)
 	}
 }
 
@@ -276,6 +307,46 @@ func SpawnHolder(socketPath string, detach bool) {
 	// The holder closes fd 3 once connected.
 	io.Copy(io.Discard, r)
 	r.Close()
+}
+
+// SpawnTree leaves behind what real runtimes leave (TD-15): a tool command
+// in a session of its own (on Windows, a process group) with a child, and
+// a daemon that double-forked away — its parent exits at once, so init
+// adopts it. Each of the three connects to the unix socket at socketPath,
+// as SpawnHolder's do, and holds until it closes; none holds the runtime's
+// stdio. It returns once the daemon's parent has exited.
+func SpawnTree(socketPath string) {
+	exe, err := os.Executable()
+	if err != nil {
+		os.Exit(5)
+	}
+	command := exec.Command(exe, commandPrefix+socketPath)
+	command.SysProcAttr = holderAttr(true)
+	if err := command.Start(); err != nil {
+		os.Exit(5)
+	}
+	if err := exec.Command(exe, daemonizePrefix+socketPath).Run(); err != nil {
+		os.Exit(5)
+	}
+}
+
+// startHolder starts a holder with attr and its stdio on the null device,
+// and does not wait for it.
+func startHolder(socketPath string, attr *syscall.SysProcAttr) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	// The holder closes its fd 3 once connected; give it one to close.
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		return err
+	}
+	defer null.Close()
+	cmd := exec.Command(exe, holderPrefix+socketPath)
+	cmd.SysProcAttr = attr
+	cmd.ExtraFiles = []*os.File{null}
+	return cmd.Start()
 }
 
 // hold is the descendant: connect, say so, and block until the socket ends.

@@ -99,6 +99,18 @@ func (h *Holders) Wait(n int, d time.Duration) error {
 	}
 }
 
+// PIDs returns the pid of every holder that has connected, in the order
+// they connected.
+func (h *Holders) PIDs() []int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	pids := make([]int, len(h.conns))
+	for i, hd := range h.conns {
+		pids[i] = hd.pid
+	}
+	return pids
+}
+
 // Alive reports how many connected holders are still running.
 func (h *Holders) Alive() int {
 	h.mu.Lock()

@@ -19,6 +19,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"acpkit.dev/adapter/internal/contain"
 )
 
 // The SP-4 messages, byte for byte.
@@ -49,8 +51,13 @@ type Spec struct {
 	// SSH launcher performs; Args and Env are then its own to compose.
 	Remote *Remote
 	// Log receives the launcher's own records (the Windows warnings of
-	// SP-5 and SP-6); nil discards them.
+	// SP-5 and SP-6, the containment chosen on Unix); nil discards them.
 	Log *slog.Logger
+	// Contain is how a local Unix launch keeps the runtime's descendants
+	// within reach of teardown beyond its process group (TD-15); the zero
+	// value asks for the default, a cgroup or else the tracked set. On
+	// Windows the Job Object contains them (SP-5) and this is ignored.
+	Contain contain.Config
 }
 
 // DefaultGrace is the SP-3 grace used when Spec.Grace is not positive; it
@@ -88,6 +95,9 @@ type Process struct {
 	stdout io.ReadCloser
 	stderr io.ReadCloser
 	group  groupControl
+	// contain is what holds the runtime's descendants beyond its group
+	// on Unix (TD-15): a cgroup or the tracked set; nil when none does.
+	contain *contain.Contained
 	// release frees what the group holds once nothing needs it any more
 	// (Windows: the job handle); nil when there is nothing to free.
 	release     func()
@@ -123,11 +133,15 @@ func (p *Process) Terminate() {
 // Kill sends SIGKILL to the process group (TD-6); on Windows it
 // terminates the job. It is safe to call after the reap: members that
 // stayed in the group (for example a descendant holding stdout) are still
-// killed. On Unix a descendant that moved itself into another group
-// survives (TD-12); on Windows none can leave the job.
+// killed. On Unix the containment kill follows as the backstop (TD-15):
+// the cgroup, or every tracked descendant, wherever it moved; without
+// containment a descendant that moved itself into another group survives
+// (TD-12). On Windows none can leave the job.
 func (p *Process) Kill() {
 	p.markSignalled()
+	p.contain.Observe()
 	_ = p.group.kill()
+	p.contain.Kill()
 }
 
 // markSignalled records, before a signal is sent, that the process did not
@@ -142,14 +156,24 @@ func (p *Process) markSignalled() {
 
 // Release frees the group's handles and must come last, after the read
 // ends are closed (TD-10). On Windows it closes the job handle, whose
-// kill-on-job-close ends any member still in the job; on Unix there is
-// nothing to free. Calling it again does nothing.
+// kill-on-job-close ends any member still in the job. On Unix it kills
+// what containment holds once more, waits (at most contain.ReleaseBound)
+// until it is gone, and removes the cgroup or stops tracking (TD-15).
+// Calling it again does nothing.
 func (p *Process) Release() {
 	p.releaseOnce.Do(func() {
+		p.contain.Release()
 		if p.release != nil {
 			p.release()
 		}
 	})
+}
+
+// Containment is the layer that holds the runtime's descendants beyond
+// its process group (TD-15), and the session's cgroup directory when it
+// is a cgroup.
+func (p *Process) Containment() (contain.Mechanism, string) {
+	return p.contain.Mechanism(), p.contain.Cgroup()
 }
 
 // CloseStdin closes the write end of the child's standard input (TD-4).

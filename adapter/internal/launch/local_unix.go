@@ -7,10 +7,12 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"slices"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 
+	"acpkit.dev/adapter/internal/contain"
 	"acpkit.dev/adapter/internal/fault"
 )
 
@@ -74,31 +76,43 @@ func (l Local) Launch(ctx context.Context, spec Spec) (*Process, error) {
 		closeAll(childEnds)
 		return nil, fault.New(fault.PortExit, MsgStart, err)
 	}
-	cmd := &exec.Cmd{
-		Path:   spec.Program,
-		Args:   append([]string{spec.Program}, spec.Args...),
-		Dir:    dir,
-		Env:    append(os.Environ(), spec.Env...),
-		Stdin:  stdinR,
-		Stdout: stdoutW,
-		Stderr: stderrW,
-		// Setpgid with Pgid 0 makes the child the leader of a new group
-		// whose id is its pid, so signals reach everything it spawns.
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+	// TD-15: a cgroup to start in, or the tracked set's token; a start
+	// the cgroup made fail is tried once more with the tracked set.
+	setup := contain.Choose(spec.Contain, spec.Log)
+	var cmd *exec.Cmd
+	for {
+		cmd = &exec.Cmd{
+			Path:   spec.Program,
+			Args:   append([]string{spec.Program}, spec.Args...),
+			Dir:    dir,
+			Env:    slices.Concat(os.Environ(), spec.Env, setup.Env()),
+			Stdin:  stdinR,
+			Stdout: stdoutW,
+			Stderr: stderrW,
+			// Setpgid with Pgid 0 makes the child the leader of a new
+			// group whose id is its pid, so signals reach everything it
+			// spawns that stays in the group.
+			SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+		}
+		setup.Apply(cmd.SysProcAttr)
+		if err = cmd.Start(); err == nil || !setup.Retry(err) {
+			break
+		}
 	}
-	err = cmd.Start()
 	closeAll(childEnds)
 	if err != nil {
+		setup.Abandon()
 		closeAll(parentEnds)
 		return nil, fault.New(fault.PortExit, MsgStart, err)
 	}
 	p := &Process{
-		pid:    cmd.Process.Pid,
-		stdin:  stdinW,
-		stdout: stdoutR,
-		stderr: stderrR,
-		group:  unixGroup(cmd.Process.Pid),
-		exited: make(chan struct{}),
+		pid:     cmd.Process.Pid,
+		stdin:   stdinW,
+		stdout:  stdoutR,
+		stderr:  stderrR,
+		group:   unixGroup(cmd.Process.Pid),
+		contain: setup.Started(cmd.Process.Pid),
+		exited:  make(chan struct{}),
 	}
 	p.bindAndReap(ctx, cmd, spec.Grace)
 	return p, nil

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
+	"acpkit.dev/adapter/internal/contain"
 	"acpkit.dev/adapter/internal/fault"
 )
 
@@ -58,6 +59,7 @@ func launch(t *testing.T, ctx context.Context, spec Spec) started {
 		_ = p.Stdin().Close()
 		_ = p.Stdout().Close()
 		_ = p.Stderr().Close()
+		p.Release()
 	})
 	return started{Process: p, out: bufio.NewReader(p.Stdout())}
 }
@@ -295,7 +297,9 @@ func TestExitStatusString(t *testing.T) {
 }
 
 func TestTD12_DetachedDescendantSurvivesGroupKill(t *testing.T) {
-	s := launch(t, t.Context(), helperSpec(t, "spawn-detached"))
+	spec := helperSpec(t, "spawn-detached")
+	spec.Contain.Mode = contain.Off // the seed's mechanism alone
+	s := launch(t, t.Context(), spec)
 	gpid, err := strconv.Atoi(s.line(t))
 	require.NoError(t, err)
 	s.waitExit(t)

@@ -66,6 +66,34 @@ func runHelper(mode string) int {
 	case "hold": // a silent descendant that keeps inherited stdout open
 		stuck()
 		return 0
+	case "tree-end", "tree-block", "tree-trapterm": // TD-15's runtime: see spawnTree
+		if mode == "tree-trapterm" {
+			signal.Ignore(syscall.SIGTERM)
+		}
+		if err := spawnTree(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		fmt.Println("ready")
+		if mode != "tree-end" {
+			stuck()
+		}
+		return 0
+	case "session": // a tool command in a session of its own, with a child
+		child, err := spawnHelper("hold", &syscall.SysProcAttr{}, os.Environ())
+		if err != nil {
+			return 1
+		}
+		fmt.Printf("pid %d\npid %d\n", os.Getpid(), child)
+		stuck()
+		return 0
+	case "daemonize": // the first half of a double fork: start the daemon, exit
+		daemon, err := spawnHelper("hold", &syscall.SysProcAttr{Setsid: true}, os.Environ())
+		if err != nil {
+			return 1
+		}
+		fmt.Printf("pid %d\n", daemon)
+		return 0
 	case "spawn-ingroup", "spawn-detached": // leave a descendant holding stdout
 		cmd := exec.Command(os.Args[0])
 		cmd.Env = append(os.Environ(), helperEnv+"=hold")
@@ -82,4 +110,50 @@ func runHelper(mode string) int {
 	}
 	fmt.Fprintln(os.Stderr, "unknown helper mode", mode)
 	return 2
+}
+
+// treeScrubEnv, set in a tree runtime's environment, adds a descendant
+// with an empty environment: no containment token, found only through
+// its parent.
+const treeScrubEnv = "LAUNCH_TEST_TREE_SCRUB"
+
+// spawnTree leaves what real runtimes leave behind, each line "pid N" on
+// the shared stdout: a tool command in a session of its own (setsid) with
+// a child in that session; a daemon that double-forked away (its parent
+// exits at once and the daemon is orphaned); with treeScrubEnv, a child in
+// a session of its own whose environment is empty.
+func spawnTree() error {
+	session := exec.Command(os.Args[0])
+	session.Env = append(os.Environ(), helperEnv+"=session")
+	session.Stdout = os.Stdout
+	session.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := session.Start(); err != nil {
+		return err
+	}
+	daemonize := exec.Command(os.Args[0])
+	daemonize.Env = append(os.Environ(), helperEnv+"=daemonize")
+	daemonize.Stdout = os.Stdout
+	if err := daemonize.Run(); err != nil {
+		return err
+	}
+	if os.Getenv(treeScrubEnv) != "" {
+		pid, err := spawnHelper("hold", &syscall.SysProcAttr{Setsid: true}, []string{helperEnv + "=hold"})
+		if err != nil {
+			return err
+		}
+		fmt.Printf("pid %d\n", pid)
+	}
+	return nil
+}
+
+// spawnHelper starts this binary in mode with attr and env (plus the
+// mode), its stdio /dev/null, and does not wait for it.
+func spawnHelper(mode string, attr *syscall.SysProcAttr, env []string) (int, error) {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(env, helperEnv+"="+mode)
+	cmd.SysProcAttr = attr
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	return cmd.Process.Pid, nil
 }

@@ -11,11 +11,19 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"acpkit.dev/adapter/internal/contain"
 )
 
 // MsgDDMissing is what the remote side prints, and exits 127 with, when it
 // must receive environment variables and has no dd (SSH-3).
 const MsgDDMissing = "sortie: dd is required on the remote host to receive environment variables"
+
+// ReasonRemote is why a launch over SSH has no containment beyond the
+// relay's process group (TD-14, TD-15): the runtime and what it spawns run
+// on the far host, and the local ssh may leave a connection master behind
+// (ControlPersist) that later sessions to that host share.
+const ReasonRemote = "the runtime runs on the remote host, out of reach; the local ssh relay is signalled as a process group"
 
 // The accepted values of worker.ssh_strict_host_key_checking (SSH-1).
 const (
@@ -207,6 +215,8 @@ func (l SSH) Launch(ctx context.Context, spec Spec) (*Process, error) {
 		Args:    SSHArgs(policy, r.Host, RemoteCommand(spec.Dir, r.Command, vars)),
 		Dir:     spec.Dir,
 		Grace:   spec.Grace,
+		Log:     spec.Log,
+		Contain: contain.Config{Mode: contain.Off, Reason: ReasonRemote},
 	})
 	if err != nil {
 		return nil, err

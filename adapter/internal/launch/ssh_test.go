@@ -2,13 +2,16 @@ package launch
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"acpkit.dev/adapter/internal/contain"
 	"acpkit.dev/adapter/internal/wintest"
 )
 
@@ -112,4 +115,28 @@ func TestSSH1_SSHLauncherRefusesALocalSpec(t *testing.T) {
 	assert.ErrorIs(t, err, ErrSSHParam, "validated before anything starts")
 	_, err = SSH{}.Launch(t.Context(), Spec{Program: "/bin/true", Dir: dir, Remote: &Remote{Host: "h"}})
 	assert.ErrorIs(t, err, ErrSSHParam, "no relay to start ssh with")
+}
+
+// specRelay records the spec it is asked to launch and refuses it.
+type specRelay struct{ got *Spec }
+
+func (r specRelay) Launch(_ context.Context, spec Spec) (*Process, error) {
+	*r.got = spec
+	return nil, errors.New("not starting")
+}
+
+// The relay is signalled as a process group, never contained: the runtime
+// runs out of reach on the far host (TD-14), and the local ssh may leave a
+// connection master other sessions share. The record says so.
+func TestTD14_TD15_RelayIsNotContained(t *testing.T) {
+	var got Spec
+	log := slog.New(slog.DiscardHandler)
+	_, err := SSH{Relay: specRelay{&got}}.Launch(t.Context(), Spec{
+		Program: "/usr/bin/ssh", Dir: "/w", Log: log,
+		Contain: contain.Config{Mode: contain.Tracked},
+		Remote:  &Remote{Host: "h", Command: "agent"},
+	})
+	require.Error(t, err)
+	assert.Equal(t, contain.Config{Mode: contain.Off, Reason: ReasonRemote}, got.Contain)
+	assert.Same(t, log, got.Log)
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"acpkit.dev/adapter/internal/fault"
+	"acpkit.dev/internal/jsonkind"
 )
 
 // MaxFileBytes bounds the file read; a generated configuration is a few
@@ -219,7 +220,7 @@ type member struct {
 // members decodes raw (already valid JSON) as an object, refusing null,
 // other types and duplicate keys.
 func members(raw json.RawMessage, path string) ([]member, error) {
-	if got := kindOf(raw); got != "object" {
+	if got := jsonkind.Of(raw); got != "object" {
 		if got == "null" {
 			return nil, perr(path, "must not be null")
 		}
@@ -250,30 +251,8 @@ func members(raw json.RawMessage, path string) ([]member, error) {
 	return out, nil
 }
 
-// kindOf names the JSON type of valid raw by its first byte.
-func kindOf(raw json.RawMessage) string {
-	b := bytes.TrimLeft(raw, " \t\r\n")
-	if len(b) == 0 {
-		return "nothing"
-	}
-	switch b[0] {
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case '"':
-		return "string"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	default:
-		return "number"
-	}
-}
-
 func decodeString(raw json.RawMessage, path string, dst *string) error {
-	if k := kindOf(raw); k != "string" {
+	if k := jsonkind.Of(raw); k != "string" {
 		return perr(path, "expected a string, got %s", k)
 	}
 	return json.Unmarshal(raw, dst)
@@ -290,14 +269,14 @@ func decodeNonEmpty(raw json.RawMessage, path string, dst *string) error {
 }
 
 func decodeBool(raw json.RawMessage, path string, dst *bool) error {
-	if k := kindOf(raw); k != "boolean" {
+	if k := jsonkind.Of(raw); k != "boolean" {
 		return perr(path, "expected a boolean, got %s", k)
 	}
 	return json.Unmarshal(raw, dst)
 }
 
 func decodeStrings(raw json.RawMessage, path string, dst *[]string) error {
-	if k := kindOf(raw); k != "array" {
+	if k := jsonkind.Of(raw); k != "array" {
 		return perr(path, "expected an array of strings, got %s", k)
 	}
 	var items []json.RawMessage

@@ -22,7 +22,8 @@ import (
 const (
 	// LogMessage is the record message of a stderr line (LOG-21).
 	LogMessage = "agent stderr"
-	// MaxLineBytes bounds one line; the rest of a longer line is dropped.
+	// MaxLineBytes bounds one kept line (sanitised); the rest of a longer
+	// line is dropped.
 	MaxLineBytes = 64 << 10
 	// MaxKeptBytes bounds the lines kept; the oldest go first.
 	MaxKeptBytes = 1 << 20
@@ -70,15 +71,17 @@ func Start(r io.Reader, log *slog.Logger, masker *Masker) *Collector {
 
 func (c *Collector) run() {
 	defer close(c.done)
-	br := bufio.NewReaderSize(c.r, MaxLineBytes)
+	// A line is read with the masker's lookahead past MaxLineBytes, so a
+	// secret across the cut is seen whole (see add).
+	br := bufio.NewReaderSize(c.r, MaxLineBytes+c.masker.Lookahead())
 	for {
 		raw, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
-			// An overlong line: keep its first MaxLineBytes, skip the rest.
-			c.add(string(raw))
+			// An overlong line: keep its start, skip the rest.
+			c.add(string(raw), true)
 			err = skipLine(br)
 		} else if len(raw) > 0 {
-			c.add(string(raw))
+			c.add(string(raw), false)
 		}
 		if err != nil {
 			c.mu.Lock()
@@ -101,10 +104,24 @@ func skipLine(br *bufio.Reader) error {
 	}
 }
 
-// add keeps one line: sanitised, masked and trimmed; blank lines are not
-// kept.
-func (c *Collector) add(raw string) {
-	line := strings.TrimSpace(c.masker.Mask(Sanitize(raw)))
+// add keeps one line: sanitised, cut to MaxLineBytes, masked and trimmed;
+// blank lines are not kept. cut says raw is only the start of a longer
+// line. A cut never falls inside a secret (Masker.Cut): it moves back to
+// the secret's start, so the head of a credential whose tail is cut off is
+// not kept unmasked.
+func (c *Collector) add(raw string, cut bool) {
+	s := Sanitize(raw)
+	if n := len(s); cut || n > MaxLineBytes {
+		if cut {
+			n -= c.masker.Lookahead() // what follows must be seen
+		}
+		n = max(min(n, MaxLineBytes), 0)
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		s = s[:c.masker.Cut(s, n)]
+	}
+	line := strings.TrimSpace(c.masker.Mask(s))
 	if line == "" {
 		return
 	}

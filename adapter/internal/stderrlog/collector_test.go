@@ -191,3 +191,28 @@ func TestKeptLinesAreBounded(t *testing.T) {
 	assert.Equal(t, "end", lines[len(lines)-1])
 	assert.True(t, strings.HasPrefix(c.Tail(), OmittedPrefix))
 }
+
+// TestSS2_SS3_OverlongLineCutKeepsNoHeadOfASecret: an overlong line whose
+// 64 KiB cut falls inside a secret (an environment value or one found by
+// its shape) keeps none of it, wherever the cut falls.
+func TestSS2_SS3_OverlongLineCutKeepsNoHeadOfASecret(t *testing.T) {
+	const env = "Zp4Wq8Rt2Yu6Io0PaSdFgHjK"
+	secrets := []string{env, "sk-" + strings.Repeat("Ab1", 10), "api_key=" + strings.Repeat("Qw9", 9)}
+	m := NewMasker([]string{"SOME_TOKEN=" + env})
+	for _, secret := range secrets {
+		for before := 1; before < len(secret); before += 4 {
+			line := strings.Repeat("x", MaxLineBytes-before-1) + " " + secret + " " + strings.Repeat("y", 8<<10)
+			c := Start(strings.NewReader(line+"\n"), nil, m)
+			<-c.Done()
+			kept := c.Lines()[0]
+			assert.LessOrEqual(t, len(kept), MaxLineBytes)
+			head := secret[:before]
+			if k := len("api_key="); strings.HasPrefix(secret, "api_key=") {
+				head = secret[k:max(before, k)]
+			}
+			if head != "" {
+				assert.False(t, strings.HasSuffix(kept, head), "%q cut after %d bytes: the line ends %q", secret, before, kept[max(len(kept)-40, 0):])
+			}
+		}
+	}
+}

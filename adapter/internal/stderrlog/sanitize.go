@@ -105,6 +105,8 @@ var (
 	urlUserinfo = regexp.MustCompile(`(://)[^/\s:@]+:[^/\s@]+@`)
 	// knownToken matches credential formats that identify themselves.
 	knownToken = regexp.MustCompile(`\b(?:sk-[A-Za-z0-9_-]{16,}|gh[posur]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{35}|ya29\.[0-9A-Za-z_-]{10,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})`)
+	// shapes are the patterns Mask finds credentials by.
+	shapes = [4]*regexp.Regexp{shapeURL: urlUserinfo, shapeScheme: authScheme, shapeAssignment: secretAssignment, shapeToken: knownToken}
 	// secretName marks environment variables whose values are secrets.
 	secretName = regexp.MustCompile(`(?i)(api[_-]?key|token|secret|passw(or)?d|credential|auth)`)
 )
@@ -120,6 +122,65 @@ const minSecretLen = 8
 // built, so any number of goroutines may use one.
 type Masker struct {
 	values []string // longest first, so a value containing another wins
+}
+
+// cutLookahead is how far past a line cut a credential that Mask finds by
+// its shape (an assignment, a scheme, a URL password, a token format) is
+// looked for; see Cut.
+const cutLookahead = 4 << 10
+
+// cutLookback is how far before a line cut Cut looks for credentials by
+// their shape.
+const cutLookback = 16 << 10
+
+// Lookahead is how many bytes past a cut Cut must see to find every
+// secret across it: the longest environment value, plus room for the
+// credentials found by their shape.
+func (m *Masker) Lookahead() int {
+	n := cutLookahead
+	if len(m.values) > 0 {
+		n += len(m.values[0])
+	}
+	return n
+}
+
+// Cut returns the largest cut at or before n that falls inside no secret
+// of s, so that s[:Cut(s, n)] holds only whole secrets, which Mask then
+// masks: a line kept only up to a bound must not keep the head of a
+// credential whose tail was cut off (SS-2, SS-3). s must run Lookahead
+// bytes past n, or to its end. The shapes are looked for from
+// cutLookback before the cut: a credential longer than that is taken to
+// start there.
+func (m *Masker) Cut(s string, n int) int {
+	for moved := true; moved; {
+		moved = false
+		inside := func(start, end int) {
+			if start < n && n < end {
+				n, moved = start, true
+			}
+		}
+		lo := max(n-cutLookback, 0)
+		for _, v := range m.values {
+			for i := max(n-len(v), 0); ; i++ {
+				j := strings.Index(s[i:], v)
+				if j < 0 || i+j >= n {
+					break
+				}
+				i += j
+				inside(i, i+len(v))
+			}
+		}
+		window := s[lo:]
+		for shape, may := range shapesIn(window) {
+			if !may {
+				continue
+			}
+			for _, loc := range shapes[shape].FindAllStringIndex(window, -1) {
+				inside(lo+loc[0], lo+loc[1])
+			}
+		}
+	}
+	return n
 }
 
 // NewMasker builds a Masker for environ (KEY=value entries, as from
@@ -168,14 +229,14 @@ func (m *Masker) Mask(s string) string {
 	for _, v := range m.values {
 		s = strings.ReplaceAll(s, v, Mask)
 	}
-	lower := strings.ToLower(s)
-	if strings.Contains(lower, "://") {
+	may := shapesIn(s)
+	if may[shapeURL] {
 		s = urlUserinfo.ReplaceAllString(s, "${1}"+Mask+"@")
 	}
-	if strings.Contains(lower, "bearer") || strings.Contains(lower, "basic") {
+	if may[shapeScheme] {
 		s = authScheme.ReplaceAllString(s, "${1}${2}"+Mask)
 	}
-	if containsAny(lower, "key", "token", "secret", "passw", "credential", "auth") {
+	if may[shapeAssignment] {
 		s = secretAssignment.ReplaceAllStringFunc(s, func(match string) string {
 			sub := secretAssignment.FindStringSubmatch(match)
 			switch strings.ToLower(sub[2]) {
@@ -187,10 +248,31 @@ func (m *Masker) Mask(s string) string {
 			return sub[1] + Mask
 		})
 	}
-	if containsAny(s, "sk-", "gh", "github_pat_", "xox", "AKIA", "AIza", "ya29.", "eyJ") {
+	if may[shapeToken] && containsAny(s, "sk-", "gh", "github_pat_", "xox", "AKIA", "AIza", "ya29.", "eyJ") {
 		s = knownToken.ReplaceAllString(s, Mask)
 	}
 	return s
+}
+
+// The credential shapes, in the order Mask applies them; shapes holds
+// their patterns in that order.
+const (
+	shapeURL = iota
+	shapeScheme
+	shapeAssignment
+	shapeToken
+)
+
+// shapesIn says which shapes can match s, by a cheap keyword test, so
+// ordinary output runs no pattern.
+func shapesIn(s string) [4]bool {
+	lower := strings.ToLower(s)
+	return [4]bool{
+		shapeURL:        strings.Contains(lower, "://"),
+		shapeScheme:     strings.Contains(lower, "bearer") || strings.Contains(lower, "basic"),
+		shapeAssignment: containsAny(lower, "key", "token", "secret", "passw", "credential", "auth"),
+		shapeToken:      containsAny(s, "sk-", "gh", "github_pat_", "xox", "AKIA", "AIza", "ya29.", "eyJ"),
+	}
 }
 
 // containsAny reports whether s contains any of subs.

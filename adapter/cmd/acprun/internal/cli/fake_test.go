@@ -40,6 +40,8 @@ type fakeRuntime struct {
 	logs []string
 	log  *slog.Logger
 	tap  func(adapter.WireEvent)
+	// contain is the containment acprun built the adapter with.
+	contain adapter.Containment
 
 	turnBegan chan int      // receives the turn number as each turn begins
 	stopped   chan struct{} // closed when StopSession is called
@@ -180,11 +182,11 @@ func (h *harness) env(args ...string) Env {
 		Signals: h.signals,
 		Getwd:   func() (string, error) { return "/work/here", nil },
 		Now:     func() time.Time { return epoch },
-		NewRuntime: func(log *slog.Logger, tap func(adapter.WireEvent)) (Runtime, error) {
+		NewRuntime: func(log *slog.Logger, tap func(adapter.WireEvent), contain adapter.Containment) (Runtime, error) {
 			if h.rt == nil {
 				return nil, errors.New("no runtime")
 			}
-			h.rt.log, h.rt.tap = log, tap
+			h.rt.log, h.rt.tap, h.rt.contain = log, tap, contain
 			return h.rt, nil
 		},
 		ReferenceAgent: h.agent,

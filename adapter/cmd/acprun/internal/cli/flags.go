@@ -8,7 +8,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
+
+	"acpkit.dev/adapter"
 )
 
 // Config is acprun's parsed command line.
@@ -58,6 +61,9 @@ type Config struct {
 	QuietStall bool
 	// Record is the absolute path of a transcript to write, or "".
 	Record string
+	// Containment is how the session contains its runtime's descendants
+	// (TD-15): auto (the default), tracked or off.
+	Containment adapter.Containment
 }
 
 // UsageError is a command line acprun cannot run; it maps to exit status 2.
@@ -140,6 +146,7 @@ func parseFlags(args []string, in flagInput) (Config, error) {
 	fs.BoolVar(&c.Verbose, "v", false, "short for --verbose")
 	fs.StringVar(&c.Record, "record", "", "write the session's transcript (every line both ways, stderr, process events) to this `FILE`; `acprun replay FILE` plays it back")
 	fs.BoolVar(&c.QuietStall, "quiet-stall", false, "with --json, leave out the empty notifications that only reset stall timers")
+	fs.StringVar((*string)(&c.Containment), "containment", string(adapter.ContainmentAuto), "how the runtime's descendants are ended with the session: auto (a cgroup where one can be made, else a tracked set), tracked or off (its process group only)")
 	if err := parseInterleaved(fs, args, func(p string) { prompts = append(prompts, promptSource{text: p}) }); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return Config{}, errHelp
@@ -265,6 +272,9 @@ func (c *Config) check() error {
 	}
 	if c.ResumePolicy != resumePrefer && c.ResumePolicy != resumeRequired {
 		return &UsageError{Reason: fmt.Sprintf("--resume-policy %q: want prefer or required", c.ResumePolicy)}
+	}
+	if !slices.Contains(adapter.Containments, c.Containment) {
+		return &UsageError{Reason: fmt.Sprintf("--containment %q: want auto, tracked or off", c.Containment)}
 	}
 	switch c.SSHStrictHostKeyChecking {
 	case "", "accept-new", "yes", "no":

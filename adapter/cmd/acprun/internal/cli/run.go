@@ -40,9 +40,10 @@ type Env struct {
 	Getwd func() (string, error)
 	// Now reads the clock for durations.
 	Now func() time.Time
-	// NewRuntime builds the adapter binding, its logs going to logger and
-	// its sessions' traffic to tap (adapter.WithWireTap).
-	NewRuntime func(logger *slog.Logger, tap func(adapter.WireEvent)) (Runtime, error)
+	// NewRuntime builds the adapter binding, its logs going to logger,
+	// its sessions' traffic to tap (adapter.WithWireTap) and its
+	// runtimes' descendants contained as contain asks (TD-15).
+	NewRuntime func(logger *slog.Logger, tap func(adapter.WireEvent), contain adapter.Containment) (Runtime, error)
 	// ReferenceAgent returns the path of a binary that runs the reference
 	// agent as `PATH refagent` — acprun's own executable; it is called only
 	// when --command is absent.
@@ -186,7 +187,7 @@ func (r *run) session() runReport {
 		r.rec.Start(transcript.Header{Recorder: versionLine(), Command: command, Cwd: r.cfg.Cwd}, r.env.Now())
 	}
 	logger := slog.New(newTailHandler(slog.NewTextHandler(r.logTo, &slog.HandlerOptions{Level: r.cfg.LogLevel}), &r.tail, r.cont.logged))
-	rt, err := r.env.NewRuntime(logger, r.onWire)
+	rt, err := r.env.NewRuntime(logger, r.onWire, r.cfg.Containment)
 	if err != nil {
 		r.view.startupFailed(err)
 		return fail(err, ExitStartFailed, reasonStartFailed)

@@ -68,6 +68,7 @@ func TestUsageErrors(t *testing.T) {
 		{"host key policy", []string{"--ssh-host", "h", "--ssh-strict-host-key-checking", "ask", "hi"}, "want accept-new, yes or no"},
 		{"host key policy without host", []string{"--ssh-strict-host-key-checking", "yes", "hi"}, "add --ssh-host"},
 		{"pass env without host", []string{"--ssh-pass-env", "TOKEN", "hi"}, "add --ssh-host"},
+		{"containment", []string{"--containment", "cgroup", "hi"}, `--containment "cgroup": want auto, tracked or off`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(newFake())
@@ -103,6 +104,19 @@ func TestStartParamsFromFlags(t *testing.T) {
 		MCPConfigPath:   "/work/here/conf/mcp.json",
 	}, rt.start)
 	assert.Equal(t, []string{"hello"}, rt.prompts)
+}
+
+func TestTD15_ContainmentFlagReachesTheAdapter(t *testing.T) {
+	for args, want := range map[string]adapter.Containment{"": adapter.ContainmentAuto, "tracked": adapter.ContainmentTracked, "off": adapter.ContainmentOff} {
+		rt := newFake(completed())
+		h := newHarness(rt)
+		line := []string{"hello"}
+		if args != "" {
+			line = append([]string{"--containment", args}, line...)
+		}
+		require.Equal(t, ExitCompleted, h.run(line...), h.stderr.String())
+		assert.Equal(t, want, rt.contain, "on by default")
+	}
 }
 
 func TestSSH1_SSH3_SSHFlagsReachTheStartParams(t *testing.T) {
