@@ -878,6 +878,9 @@ func checkClientOversize(ctx context.Context, r *ClientRun) error {
 			return err
 		}
 		if err := t.C.Write(oversizeLine(t.SessionID, n)); err != nil {
+			if errors.Is(err, ErrAgentClosed) {
+				return nil // gone in the middle of the line: judged by how the run ended
+			}
 			return err
 		}
 		// Either the connection goes on — a request sent next is
