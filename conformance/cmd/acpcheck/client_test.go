@@ -96,3 +96,23 @@ func TestAcpcheckClient_ListNamesEveryClientCheck(t *testing.T) {
 	}
 	assert.Contains(t, out, "runs when the client offers clientCapabilities.fs.readTextFile")
 }
+
+// TestAcpcheck_HTMLForAnAgent: agent grading writes the same page, the
+// agent graded in the right-hand column.
+func TestAcpcheck_HTMLForAnAgent(t *testing.T) {
+	page := filepath.Join(t.TempDir(), "agent.html")
+	code, out, _ := acpcheck(t, "--html", page, "--only", "prompt.cancel", "--command", refagent+" --cancel-stop-reason end_turn")
+	assert.Equal(t, check.ExitFailed, code, out)
+	html, err := os.ReadFile(page)
+	require.NoError(t, err)
+	for _, want := range []string{
+		`<span class="verdict FAILED" id="verdict">FAILED</span>`,
+		`acpcheck graded the agent acpkit-refagent 1.0.0`,
+		`<details class="exchange fail" id="transcript-prompt.cancel" open>`,
+		`agent graded`,
+		`session/cancel`,
+	} {
+		assert.Contains(t, string(html), want)
+	}
+	assert.NotContains(t, string(html), "<script")
+}
