@@ -23,6 +23,18 @@
 // unattended client would: a permission request gets its first refusing
 // option (or the cancelled outcome), any other method gets -32601.
 //
+// # Clients
+//
+// [GradeClient] grades an ACP client with the [ClientStandard] registry:
+// each check launches the client afresh with [AgentPlaceholder] in its
+// command line replaced by the scenario agent's (a link to an acpcheck
+// executable, [ClientConfig].AgentProgram), which the client starts and
+// which relays to the grader over a private Unix socket. A check drives a
+// [ClientRun]: [ClientRun.Play] serves the agent's side with a
+// [Scenario] — the default agent plus the hooks the check sets — and the
+// check then judges what the client sent, what the agent process saw
+// (its stdin ending, signals, its exit) and how the client ended.
+//
 // # Tiers, statuses and the verdict
 //
 // Mandatory checks hold for every agent; capability-gated ones run only
