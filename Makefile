@@ -9,7 +9,7 @@ BENCHTIME ?= 1s
 # (PKG=RUN selects tests: the rest of package adapter needs Unix).
 WINE_TEST_PKGS := ./adapter/internal/launch ./acpsdk ./adapter=OnWindows
 
-.PHONY: all generate golden check-generated schema test test-go test-windows vet-windows vet-darwin deps bench compile-cost fuzz demo vet lint check release-check
+.PHONY: all generate golden check-generated schema test test-go test-windows vet-windows vet-darwin deps bench compile-cost fuzz demo install vet lint check release-check
 
 all: test
 
@@ -116,11 +116,21 @@ hostile:
 	$(GO) test -race -count=1 -timeout 60m -run '^(TestDI9_EV13_HostileRuntimeSeeds|TestTD1_TU7_ParallelSessionsStopsRaceTurnsAndCancels|TestTU4_SoakOneSessionStaysFlat)$$' ./adapter \
 	  -args -hostile-seeds $(HOSTILE_SEEDS) -hostile-child-seeds $$(($(HOSTILE_SEEDS)/10)) -hostile-sessions 64 -hostile-soak-turns 20000
 
+# The commands, built static: without cgo the toolchain links no C library
+# (the net package's resolver would otherwise need it), so a binary runs on
+# any system of its platform.
+CMDS := ./adapter/cmd/acprun ./conformance/cmd/acpcheck ./conformance/cmd/refagent
+
 ## demo: build the commands into bin/ and drive the reference agent (which
 ## acprun carries) through the adapter.
 demo:
-	$(GO) build -o bin/ ./adapter/cmd/acprun ./conformance/cmd/acpcheck ./conformance/cmd/refagent
+	CGO_ENABLED=0 $(GO) build -o bin/ $(CMDS)
 	./bin/acprun --demo
+
+## install: acprun, acpcheck and refagent into GOBIN (else GOPATH/bin),
+## built static, from this clone (README, Install).
+install:
+	CGO_ENABLED=0 $(GO) install $(CMDS)
 
 ## stress-start: issue #15's start stress, at full size (make test runs a
 ## small version of both tests): 3,000 real starts and stops of the

@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/segmentio/encoding v0.5.4
+	github.com/spf13/pflag v1.1.0
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0
 	golang.org/x/sys v0.50.0

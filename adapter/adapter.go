@@ -41,6 +41,9 @@ type Adapter struct {
 	sources *measure.Registry
 	// contain is what every local launch asks of containment (TD-15).
 	contain contain.Config
+	// permissionHook decides permission requests (PM-11); nil refuses
+	// them (PM-1, PM-2).
+	permissionHook PermissionHook
 
 	// created remembers the sessions this process created, for SR-9.
 	mu      sync.Mutex
@@ -62,6 +65,7 @@ type options struct {
 	tap            func(WireEvent)
 	sources        *measure.Registry
 	contain        contain.Config
+	permissionHook PermissionHook
 }
 
 // WithLogger sends the adapter's records to l; every record carries
@@ -113,6 +117,7 @@ func New(extension map[string]any, opts ...Option) (*Adapter, error) {
 		tap:            o.tap,
 		sources:        o.sources,
 		contain:        o.contain,
+		permissionHook: o.permissionHook,
 		created:        make(map[creationKey]time.Time),
 	}, nil
 }

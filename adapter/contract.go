@@ -78,6 +78,12 @@ type StartParams struct {
 	MCPConfigPath string
 	// CredentialVerification marks a credential-verification session (AU-2).
 	CredentialVerification bool
+	// AuthMethodID, when set, makes the start call authenticate with this
+	// method before any session call (AU-5): the runtime must advertise it
+	// in its initialize answer, else the start fails with an
+	// *AuthMethodError before session/new. Never set by Sortie (AU-1):
+	// runtimes read their own credential.
+	AuthMethodID string
 }
 
 // TurnParams are the inputs of one RunTurn.
@@ -105,4 +111,13 @@ type TurnResult struct {
 	// SpendUnaccounted is true when the turn reached a model and no figure
 	// fully accounting for it arrived (MS-12).
 	SpendUnaccounted bool
+	// PermissionsRefused counts the permission requests this turn refused
+	// (PM-1, PM-2, or a PermissionHook's refusal), and UpdatedAfterRefusal
+	// is true when the runtime sent any session update after the last of
+	// them (DI-11). The outcome does not depend on them: a runtime that
+	// answers end_turn right after a refusal completed its turn; these
+	// facts tell "it carried on without the tool" from "it stopped at the
+	// refusal" (PermissionsRefused > 0 and UpdatedAfterRefusal false).
+	PermissionsRefused  int
+	UpdatedAfterRefusal bool
 }

@@ -28,6 +28,8 @@ type handshakeFacts struct {
 	delete          bool
 	mcpHTTP         bool
 	protocolVersion int64
+	// authMethods are the ids authenticate may be called with (AU-5).
+	authMethods []string
 }
 
 // decodeInitialize extracts the handshake facts (HS-4, HS-7) through the
@@ -49,6 +51,8 @@ func decodeInitialize(raw []byte) (handshakeFacts, bool) {
 		resume: sc.Resume != nil,
 		close:  sc.Close != nil,
 		delete: sc.Delete != nil,
+		// AU-5
+		authMethods: authMethodIDs(r.AuthMethods),
 	}
 	if info := r.AgentInfo; info != nil {
 		f.hasAgentInfo, f.agentName, f.agentVersion = true, info.Name, info.Version

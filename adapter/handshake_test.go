@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"reflect"
 	"testing"
 	"time"
 
@@ -109,7 +110,7 @@ func FuzzDecodeInitialize(f *testing.F) {
 	f.Add([]byte(`null`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		fa, ok := decodeInitialize(b)
-		if !ok && fa != (handshakeFacts{}) {
+		if !ok && !reflect.DeepEqual(fa, handshakeFacts{}) {
 			t.Fatal("facts from a failed decode")
 		}
 	})

@@ -18,7 +18,9 @@ import (
 // turn with end_turn unless a command answered otherwise. It appends every
 // line it reads to the file named by record=, so tests see the wire.
 //
-// Arguments (key or key=value): record=PATH, sid=ID, load, resume, close,
+// Arguments (key or key=value): record=PATH, sid=ID, auth=ID+ID (advertised
+// auth methods; "term-…" ones are terminal methods), authneeded (session/new
+// refused -32000 until authenticate succeeded), autherr=CODE, load, resume, close,
 // delete, noinfo, http, version=N, initerr=CODE, initerrdata=TEXT,
 // newerr=CODE, newbad, exit-before-init, ignore-term, no-eof-exit,
 // newburst=CMDS (run in the same write as the session/new answer),
@@ -136,6 +138,9 @@ func (r *runner) dispatch(m fakeagent.Msg) {
 			caps["mcpCapabilities"] = map[string]any{"http": true}
 		}
 		res := fakeagent.InitResult(caps)
+		if v := r.cfg["auth"]; v != "" {
+			res["authMethods"] = authMethods(v)
+		}
 		if r.has("noinfo") {
 			delete(res, "agentInfo")
 		}
@@ -148,7 +153,18 @@ func (r *runner) dispatch(m fakeagent.Msg) {
 			return
 		}
 		a.Reply(m, res)
+	case "authenticate": // AU-5
+		if r.has("autherr") {
+			a.ReplyError(m, r.code("autherr"), "invalid API key", map[string]any{"details": "401 from the backend"})
+			return
+		}
+		r.cfg["authenticated"] = ""
+		a.Reply(m, map[string]any{})
 	case "session/new":
+		if r.has("authneeded") && !r.has("authenticated") {
+			a.ReplyError(m, -32000, "Authentication required", nil)
+			return
+		}
 		r.script(r.cfg["beforenew"])
 		if r.has("newerr") {
 			a.ReplyError(m, r.code("newerr"), "no session for you", map[string]any{"why": "test"})
@@ -329,6 +345,17 @@ func (r *runner) command(m fakeagent.Msg, c string) bool {
 		})
 		ans := r.awaitResponse(id)
 		a.Update(r.sid, `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":`+strconv.Quote("answer="+string(ans))+`},"messageId":"ans"}`)
+	case "permquiet": // permquiet:KIND+KIND...: asked and answered, then nothing more is sent (DI-11)
+		r.awaitResponse(a.Request("session/request_permission", map[string]any{
+			"sessionId": r.sid, "toolCall": map[string]any{"toolCallId": "t"}, "options": permOptions(arg),
+		}))
+	case "permtool": // permtool:TOOLKIND:KIND+KIND...: perm for a titled tool call (PM-11)
+		kind, opts, _ := strings.Cut(arg, ":")
+		id := a.Request("session/request_permission", map[string]any{
+			"sessionId": r.sid, "toolCall": map[string]any{"toolCallId": "t-" + kind, "title": "Run the " + kind + " tool", "kind": kind}, "options": permOptions(opts),
+		})
+		ans := r.awaitResponse(id)
+		a.Update(r.sid, `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":`+strconv.Quote("answer="+string(ans))+`},"messageId":"ans"}`)
 	case "elicit":
 		id := a.Request("elicitation/create", map[string]any{"message": "what?"})
 		ans := r.awaitResponse(id)
@@ -380,6 +407,10 @@ func (r *runner) command(m fakeagent.Msg, c string) bool {
 		n, _ := strconv.Atoi(arg)
 		a.ReplyError(m, n, "prompt went wrong", nil)
 		return true
+	case "errdata": // errdata:CODE — the cause only in data, as Qwen Code answers (DI-11)
+		n, _ := strconv.Atoi(arg)
+		a.ReplyError(m, n, "prompt went wrong", map[string]any{"details": "401 Incorrect API key provided"})
+		return true
 	case "badresult":
 		a.Reply(m, map[string]any{"stopReason": 5})
 		return true
@@ -425,6 +456,20 @@ func (r *runner) command(m fakeagent.Msg, c string) bool {
 		a.Fail("unknown command %q", c)
 	}
 	return false
+}
+
+// authMethods builds initialize's authMethods from ID+ID...; an id
+// "term-…" is a terminal method.
+func authMethods(arg string) []map[string]any {
+	var out []map[string]any
+	for _, id := range strings.Split(arg, "+") {
+		m := map[string]any{"id": id, "name": "Method " + id}
+		if strings.HasPrefix(id, "term-") {
+			m["type"] = "terminal"
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // permOptions builds a permission request's options from KIND+KIND...

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -77,6 +78,9 @@ type pump struct {
 	// dropped counts the events dropped from a full queue since a turn
 	// last started (EV-11); the next turn is told.
 	dropped int
+
+	// decisions are the permission requests a hook is deciding (PM-11).
+	decisions []*pendingDecision
 }
 
 // maxQueued bounds the events kept between turns; past it the oldest go,
@@ -264,6 +268,8 @@ func (p *pump) handle(m any) {
 		p.load, p.stage = nil, nil
 	case pumpTurn:
 		p.requestTurn(m.req)
+	case pumpDecided:
+		p.decided(m)
 	case pumpDrained:
 		p.drained(m)
 	case pumpProbe:
@@ -271,6 +277,7 @@ func (p *pump) handle(m any) {
 	case pumpAnswerOpen:
 		p.closing = true
 		p.drainRequests()
+		p.answerDecisions() // PM-11: TD-1 for the requests a hook was deciding
 		// Ack once every answer and session/cancel sent so far is queued,
 		// so the flush that follows writes them too; teardown bounds the
 		// wait. What is answered later is not waited for.
@@ -315,6 +322,7 @@ func (p *pump) update(m pumpUpdate) {
 		p.s.log.Debug(logForeignUpdate, "session_id", sid)
 		return
 	}
+	p.noteUpdate() // DI-11
 	evs, info := p.norm.Update(upd, m.at)
 	switch {
 	case info.FirstUnknown:
@@ -450,13 +458,31 @@ func (p *pump) request(m pumpRequest) {
 		p.answer(m.reply, permissionCancelled, nil) // TU-8
 		return
 	}
-	optID, ok := selectRefusal(m.params)
+	if p.s.a.permissionHook != nil && p.askHook(m) {
+		return // PM-11: decided off the pump (permission.go)
+	}
+	p.refusePermission(m, "", "")
+}
+
+// refusePermission refuses a permission request (PM-1, PM-2): with the
+// option optID when a hook chose a reject option, else PM-1's choice; the
+// notice is PM-1's unless a hook gave its reason.
+func (p *pump) refusePermission(m pumpRequest, optID, reason string) {
+	ok := optID != ""
+	if !ok {
+		optID, ok = selectRefusal(m.params)
+	}
+	p.noteRefusal() // DI-11
 	if ok {
 		p.answer(m.reply, permissionSelected(optID), nil)
 		if p.turn != nil {
 			p.turn.refusedPermission = true // DI-10
 		}
-		p.emit(p.norm.Emit(normalize.Event{Type: normalize.Notification, Time: m.at, Message: normalize.MsgPermissionRefused})...)
+		notice := normalize.MsgPermissionRefused
+		if reason != "" {
+			notice = normalize.Cap(msgPermissionRefusedBy + reason)
+		}
+		p.emit(p.norm.Emit(normalize.Event{Type: normalize.Notification, Time: m.at, Message: notice})...)
 	} else {
 		p.answer(m.reply, permissionCancelled, nil)
 		p.emit(p.norm.Emit(normalize.Event{Type: normalize.Notification, Time: m.at, Message: normalize.MsgPermissionNeeded})...)
@@ -579,6 +605,7 @@ func (p *pump) drainRequests() {
 func (p *pump) shutdown() {
 	p.closing = true
 	p.drainRequests()
+	p.answerDecisions()
 	if req := p.pendingTurn; req != nil {
 		p.pendingTurn = nil
 		p.startTurn(req) // refused: the session is closing
@@ -607,16 +634,24 @@ func (p *pump) logOverflow() int {
 	return n
 }
 
-// promptError classifies the error of a session/prompt call.
-func promptError(err error) (normalize.Outcome, bool) {
+// promptError classifies the error of a session/prompt call (DI-3) and
+// returns the cause the turn's error wraps: the wire error, with its data
+// in the text when it has any (DI-11), since acpsdk.Error renders only code
+// and message and some runtimes put the only cause in data (Qwen Code:
+// {"details":"401 …"}). DI-3's message stays exact.
+func promptError(err error) (normalize.Outcome, error, bool) {
 	if rpcErr, ok := errors.AsType[*acpsdk.Error](err); ok {
-		return normalize.Outcome{
+		o := normalize.Outcome{
 			Type:    normalize.TurnFailed,
 			Kind:    string(KindResponseError),
 			Message: fmt.Sprintf(msgPromptError, rpcErr.Code, normalize.Cap(rpcErr.Message)),
-		}, true
+		}
+		if data := strings.TrimPrefix(normalize.ErrorText("", rpcErr.Data), ": "); data != "" {
+			err = fmt.Errorf("%w: %s", err, data)
+		}
+		return o, err, true
 	}
-	return normalize.Outcome{}, false
+	return normalize.Outcome{}, err, false
 }
 
 // pumpProbe runs a function on the pump goroutine; tests use it to look at

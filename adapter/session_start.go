@@ -80,6 +80,9 @@ func (a *Adapter) StartSession(ctx context.Context, p StartParams) (Session, err
 			_ = src.Close()
 		}
 		s.source = st.confirmed
+		if err := s.authenticate(ctx, f); err != nil {
+			return Session{}, s.failStart(ctx, err) // AU-5, before any session call
+		}
 		id, err := s.start(ctx, f, target.Workspace, servers)
 		if err != nil {
 			// The confirmed source is closed by the teardown (TD-11).

@@ -51,6 +51,11 @@ type turnState struct {
 	// refusedPermission: a permission request was refused during the
 	// turn (PM-1), which turns a cancelled stop into DI-10's ending.
 	refusedPermission bool
+	// refusals counts the permission requests refused during the turn
+	// (PM-1, PM-2); updatedAfterRefusal: a session update was read after
+	// the last of them (DI-11).
+	refusals            int
+	updatedAfterRefusal bool
 	// result: the prompt was answered with a decodable result whose
 	// presence signal is bound (MS-5); drain is set while the turn is held
 	// for its source (MS-6); accounted: a figure fully accounted for it.
@@ -245,6 +250,7 @@ func (p *pump) beginEnd(o normalize.Outcome) {
 		return
 	}
 	t.ending, t.override = true, &o
+	p.cancelDecisions() // PM-11: a hook still deciding stops waiting
 	if t.timer != nil {
 		t.timer.Stop()
 	}
@@ -315,8 +321,8 @@ func (p *pump) promptDone(raw json.RawMessage, err error) {
 		return
 	}
 	if err != nil {
-		if o, ok := promptError(err); ok {
-			p.endTurn(o, err)
+		if o, cause, ok := promptError(err); ok {
+			p.endTurn(o, cause)
 			return
 		}
 		// An error member that is not an error object (DI-4).
@@ -378,6 +384,7 @@ func (p *pump) closeTurn(o normalize.Outcome, cause error) {
 	if t.timer != nil {
 		t.timer.Stop()
 	}
+	p.cancelDecisions() // PM-11
 	for _, e := range p.norm.Flush() {
 		t.deliver(p.s.event(p.sessionID, e))
 	}
@@ -397,6 +404,9 @@ func (p *pump) closeTurn(o normalize.Outcome, cause error) {
 		SpendUnaccounted: t.reachedModel && !t.accounted, // MS-12
 		UsageMeasured:    p.measured,                     // MS-10
 		Model:            p.model,                        // MS-14
+		// DI-11: the facts beside the outcome, which DI-1..DI-10 decided.
+		PermissionsRefused:  t.refusals,
+		UpdatedAfterRefusal: t.updatedAfterRefusal,
 	}
 	if p.measured {
 		r.Usage = p.usage

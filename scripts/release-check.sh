@@ -34,12 +34,19 @@ export GOWORK=off GOTOOLCHAIN=local GOSUMDB=off GOVCS='*:off' GONOSUMDB= GOPRIVA
 export GOPROXY="file://$work/proxy,file://$cache/cache/download"
 export GOPATH="$work/gopath" GOMODCACHE="$work/gopath/pkg/mod" GOBIN="$work/bin"
 # -trimpath keeps the build cache's keys independent of the scratch paths,
-# so a second run compiles only what changed.
-export GOFLAGS="-modcacherw -trimpath"
+# so a second run compiles only what changed. -buildvcs=false: the scratch
+# module is nobody's checkout, but a .git above TMPDIR (one git cannot
+# read makes the build fail) would be taken for its repository. The
+# environment's own flags are kept, before ours.
+export GOFLAGS="${GOFLAGS:+$GOFLAGS }-modcacherw -trimpath -buildvcs=false"
 mkdir -p "$work/scratch" && cd "$work/scratch"
 
-go install "acpkit.dev/adapter/cmd/acprun@$version"
-go install "acpkit.dev/conformance/cmd/acpcheck@$version" "acpkit.dev/conformance/cmd/refagent@$version"
+# As the README installs them: static (CGO_ENABLED=0).
+CGO_ENABLED=0 go install "acpkit.dev/adapter/cmd/acprun@$version"
+CGO_ENABLED=0 go install "acpkit.dev/conformance/cmd/acpcheck@$version" "acpkit.dev/conformance/cmd/refagent@$version"
+for cmd in acprun acpcheck refagent; do
+  go version -m "$GOBIN/$cmd" | grep -q 'CGO_ENABLED=0' || { echo "release-check: $cmd is not built static" >&2; exit 1; }
+done
 
 # The installed acprun is one binary: it runs the reference agent itself.
 "$GOBIN/acprun" --version | grep -qF "$version" || { echo "release-check: acprun --version does not say $version" >&2; exit 1; }

@@ -135,7 +135,7 @@ var breakers = map[string]breaker{
 	"initialize.capabilities":        {flags: []string{"--malformed-capabilities"}},
 	"initialize.agent-info":          {flags: []string{"--no-agent-info"}},
 	"auth.unknown-method":            {flags: []string{"--auth-methods", "key", "--accept-unknown-auth"}},
-	"auth.method":                    {flags: []string{"--auth-methods", "key", "--auth-error", "7"}, authMethod: "key"},
+	"auth.method":                    {flags: []string{"--auth-methods", "key", "--fail-authenticate", "7"}, authMethod: "key"},
 	"rpc.unknown-method":             {flags: []string{"--unknown-method-code", "-32603"}},
 	"rpc.unknown-notification":       {flags: []string{"--answer-notifications"}},
 	"rpc.parse-error":                {flags: []string{"--die-on-garbage"}},

@@ -227,6 +227,15 @@ func failure(code int) *acpsdk.Error {
 	}
 }
 
+// withData puts a cause in e's data when asked ("error-data"), as Qwen Code
+// does: {"details":"401 …"} beside a generic message.
+func withData(e *acpsdk.Error, asked bool) *acpsdk.Error {
+	if asked {
+		e.Data = json.RawMessage(fmt.Sprintf(`{"details":"%d Incorrect API key provided"}`, e.Code))
+	}
+	return e
+}
+
 // Cancel ends the session's running turn, if any.
 func (ta *typedAgent) Cancel(_ context.Context, p *gen.CancelNotification) error {
 	a := (*Agent)(ta)
@@ -247,11 +256,11 @@ func (ta *typedAgent) Cancel(_ context.Context, p *gen.CancelNotification) error
 // NewSession creates "sess-N", with --chatty notifications around it.
 func (ta *typedAgent) NewSession(ctx context.Context, p *gen.NewSessionRequest) (*gen.NewSessionResponse, error) {
 	a := (*Agent)(ta)
-	if a.opts.FailNewSession != 0 {
-		return nil, failure(a.opts.FailNewSession)
-	}
 	if err := a.requireAuth(); err != nil {
 		return nil, err
+	}
+	if a.opts.FailNewSession != 0 {
+		return nil, failure(a.opts.FailNewSession)
 	}
 	if a.opts.Chatty {
 		// A vendor notification without a session id before the session

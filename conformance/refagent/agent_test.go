@@ -489,14 +489,14 @@ func TestAuthenticate_AdvertisedMethodsAndRequireAuth(t *testing.T) {
 
 func TestAuthenticate_Misbehaviours(t *testing.T) {
 	o := DefaultOptions()
-	o.AuthMethods, o.AcceptUnknownAuth, o.AuthError = []string{"key"}, true, 7
+	o.AuthMethods, o.AcceptUnknownAuth, o.FailAuthenticate = []string{"key"}, true, 7
 	c := startAgent(t, o)
 	c.call("initialize", map[string]any{"protocolVersion": 1})
 	_, r := c.call("authenticate", map[string]any{"methodId": "nope"})
 	assert.Nil(t, r.Error, "--accept-unknown-auth")
 	_, r = c.call("authenticate", map[string]any{"methodId": "key"})
 	require.NotNil(t, r.Error)
-	assert.EqualValues(t, 7, r.Error.Code, "--auth-error")
+	assert.EqualValues(t, 7, r.Error.Code, "--fail-authenticate")
 }
 
 func TestList_PagesFiltersAndBreaks(t *testing.T) {

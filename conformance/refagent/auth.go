@@ -27,8 +27,8 @@ func (ta *typedAgent) Authenticate(_ context.Context, p *gen.AuthenticateRequest
 	switch {
 	case !known && !a.opts.AcceptUnknownAuth:
 		return nil, errorf(acpsdk.CodeInvalidParams, "unknown auth method: %s", id)
-	case known && a.opts.AuthError != 0:
-		return nil, errorf(int64(a.opts.AuthError), "refagent: failing authenticate on request")
+	case known && a.opts.FailAuthenticate != 0:
+		return nil, failure(a.opts.FailAuthenticate)
 	}
 	a.mu.Lock()
 	a.authenticated = true
@@ -48,5 +48,5 @@ func (a *Agent) requireAuth() error {
 	if a.authenticated {
 		return nil
 	}
-	return errorf(acpsdk.CodeAuthRequired, "authentication required: call authenticate first")
+	return errorf(acpsdk.CodeAuthRequired, "authentication required: call authenticate before starting a session")
 }

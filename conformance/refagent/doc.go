@@ -18,8 +18,8 @@
 // # Default behaviour
 //
 // initialize answers the requested version (1), with agentInfo
-// {name: "acpkit-refagent", version: "1.0.0"}, no auth methods and no
-// optional capability. session/new returns ids "sess-1", "sess-2", … (the
+// {name: "acpkit-refagent", version: "1.0.0"}, no auth methods (unless
+// --auth-methods) and no optional capability. session/new returns ids "sess-1", "sess-2", … (the
 // first unused, also counting --state-dir). A prompt with no content word
 // streams two agent messages in several agent_message_chunk updates, each
 // message with its own messageId ("<sid>-t<turn>-m1": "Hello", ", ",
@@ -70,6 +70,14 @@
 //	                      a message chunk reports the outcome
 //	permission-allow-only the same, offering only allow_once "allow" and
 //	                      allow_always "allow-always"
+//	permission=KIND       the permission word for a tool call of kind KIND
+//	                      ("Use a KIND tool"), e.g. permission=read
+//	write                 tool call "write-1" (edit) "Write
+//	                      refagent-note.txt", asking permission as the
+//	                      permission word does; only when an allow option
+//	                      is selected does it write the file
+//	                      refagent-note.txt in the session's directory, so
+//	                      a refusal's side effect is visibly absent
 //	elicit                elicitation/create (form mode); a chunk reports the
 //	                      answer or error
 //	call-unknown          call the client method "refagent/unknown_method";
@@ -94,6 +102,9 @@
 //	error=CODE            answer the prompt with JSON-RPC error CODE
 //	                      (-32000 "authentication required", 400–599
 //	                      "model backend unavailable")
+//	error-data            with error=CODE or --prompt-error, the error's
+//	                      data carries the cause, as Qwen Code's does:
+//	                      {"details":"CODE Incorrect API key provided"}
 //
 // A session/cancel during a turn without "slow" ends it with the cancel
 // stop reason as well.
@@ -145,14 +156,14 @@
 //
 // Authentication:
 //
-//	--auth-methods ID,ID    advertise these auth methods (type agent) and
-//	                        serve authenticate: an advertised id succeeds,
-//	                        any other is -32602
-//	--require-auth          answer session/new, load and resume with
-//	                        -32000 until authenticate succeeded
-//	--accept-unknown-auth   authenticate succeeds for any method id
-//	--auth-error CODE       authenticate with an advertised id answers
-//	                        error CODE
+//	--auth-methods ID,ID      advertise these auth methods (type agent)
+//	                          and serve authenticate: an advertised id
+//	                          succeeds, any other is -32602
+//	--require-auth            answer session/new, load and resume with
+//	                          -32000 until authenticate succeeded
+//	--accept-unknown-auth     authenticate succeeds for any method id
+//	--fail-authenticate CODE  authenticate with an advertised id answers
+//	                          error CODE
 //
 // Sessions and turns:
 //
@@ -185,6 +196,10 @@
 //	--cancel-after-refusal      end a turn whose permission request was
 //	                            answered with a reject option with stop
 //	                            reason cancelled, as codex-acp 2.6.0 does
+//	--stop-at-refusal           end a turn with end_turn right at a
+//	                            permission request answered with a reject
+//	                            option, sending nothing more, as Copilot
+//	                            CLI, OpenCode and Qwen Code do
 //	--late-updates              send the last text chunk of each turn after
 //	                            the prompt response
 //	--prompt-error CODE         answer every prompt with error CODE

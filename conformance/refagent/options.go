@@ -2,11 +2,12 @@ package refagent
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
 	"time"
+
+	"acpkit.dev/internal/cmdline"
 )
 
 // ErrUsage is the kind of every command-line error.
@@ -33,7 +34,7 @@ type Options struct {
 	AuthMethods       []string // advertised auth method ids (type agent)
 	RequireAuth       bool     // session requests answer -32000 until authenticate succeeds
 	AcceptUnknownAuth bool     // authenticate succeeds for any method id
-	AuthError         int      // non-zero: authenticate with an advertised method answers this code
+	FailAuthenticate  int      // non-zero: authenticate with an advertised method answers this code
 
 	// Sessions.
 	FailNewSession       int    // non-zero: answer session/new with this error code
@@ -53,13 +54,14 @@ type Options struct {
 	SlowFor            time.Duration // how long a slow turn lasts at most
 	CancelStopReason   string        // the stop reason a cancelled turn ends with
 	CancelAfterRefusal bool          // end a turn whose permission was refused with stop reason cancelled
+	StopAtRefusal      bool          // end a turn with end_turn right at a refused permission, sending nothing more
+	LateUpdates        bool          // send a turn's last chunk after the prompt response
+	PromptError        int           // non-zero: answer every prompt with this error code
+	OversizeBytes      int           // size of the line the "oversize" word writes
 	// Cancellation faults.
 	CancelledPermissionError bool // a permission answered cancelled fails the turn with -32603
 	StickyCancel             bool // a session/cancel with no turn running cancels the next turn
 	StuckAfterCancel         bool // after a cancelled turn, every prompt of the session is -32603
-	LateUpdates              bool // send a turn's last chunk after the prompt response
-	PromptError              int  // non-zero: answer every prompt with this error code
-	OversizeBytes            int  // size of the line the "oversize" word writes
 
 	// Continuation and teardown methods.
 	LoadReplayAfterResponse bool
@@ -101,6 +103,8 @@ type Options struct {
 	args []string
 	// beDescendant is the hidden mode the descendant itself runs in.
 	beDescendant time.Duration
+	// version: --version, print the version line and exit.
+	version bool
 	// writeQueue overrides the connection's outgoing queue length (tests
 	// use 1 to make every multi-line write wait on the writer).
 	writeQueue int
@@ -121,12 +125,50 @@ func DefaultOptions() Options {
 	}
 }
 
-// ParseFlags parses the command line into Options.
+// synopsis heads refagent's --help.
+const synopsis = `usage: refagent [flags]
+
+The deterministic reference ACP agent on stdin and stdout. What a turn does
+is chosen by the words of its prompt (and --words); the flags choose the
+handshake, the capabilities and the misbehaviours. The package
+acpkit.dev/conformance/refagent documents both.`
+
+// ParseFlags parses the command line into Options. A command line it
+// cannot run is reported on stderr (nil: not at all) with the short usage
+// and returns an error wrapping ErrUsage; --help returns one wrapping
+// cmdline.ErrHelp, for the caller to print Help.
 func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	o := DefaultOptions()
 	o.args = args
-	fs := flag.NewFlagSet("refagent", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := flagSet(&o)
+	err := fs.Parse(args)
+	if err == nil && fs.NArg() > 0 {
+		err = cmdline.Usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if err == nil {
+		err = o.check()
+	}
+	switch {
+	case errors.Is(err, cmdline.ErrHelp):
+		return o, err
+	case err != nil:
+		if stderr != nil {
+			fs.Fail(stderr, err)
+		}
+		return o, fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	return o, nil
+}
+
+// Help writes refagent's usage and flags to w.
+func Help(w io.Writer) {
+	o := DefaultOptions()
+	flagSet(&o).Help(w)
+}
+
+// flagSet defines refagent's flags on o.
+func flagSet(o *Options) *cmdline.FlagSet {
+	fs := cmdline.New("refagent", synopsis)
 	fs.StringVar(&o.AgentName, "agent-name", o.AgentName, "agentInfo.name")
 	fs.StringVar(&o.AgentVersion, "agent-version", o.AgentVersion, "agentInfo.version")
 	fs.BoolVar(&o.NoAgentInfo, "no-agent-info", false, "answer initialize without agentInfo")
@@ -160,7 +202,7 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	})
 	fs.BoolVar(&o.RequireAuth, "require-auth", false, "answer session/new, load and resume with -32000 until authenticate succeeded")
 	fs.BoolVar(&o.AcceptUnknownAuth, "accept-unknown-auth", false, "answer authenticate with success even for a method id it never advertised")
-	fs.IntVar(&o.AuthError, "auth-error", 0, "answer authenticate for an advertised method with this JSON-RPC error code")
+	fs.IntVar(&o.FailAuthenticate, "fail-authenticate", 0, "answer authenticate for an advertised method with this JSON-RPC error code")
 	fs.IntVar(&o.FailNewSession, "fail-new-session", 0, "answer session/new with this JSON-RPC error code (e.g. -32000)")
 	fs.StringVar(&o.StateDir, "state-dir", "", "directory to persist conversations in, for session/load across processes")
 	fs.StringVar(&o.RecordMCP, "record-mcp", "", "append each session request's mcpServers as a JSON line to this file")
@@ -170,6 +212,7 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.DurationVar(&o.SlowFor, "slow-for", o.SlowFor, "how long a slow turn lasts at most")
 	fs.StringVar(&o.CancelStopReason, "cancel-stop-reason", o.CancelStopReason, "stop reason a cancelled turn ends with")
 	fs.BoolVar(&o.CancelAfterRefusal, "cancel-after-refusal", false, "end a turn whose permission request was refused with stop reason cancelled (as codex-acp does)")
+	fs.BoolVar(&o.StopAtRefusal, "stop-at-refusal", false, "end a turn with end_turn right at a refused permission, sending nothing more (as Copilot CLI, OpenCode and Qwen Code do)")
 	fs.BoolVar(&o.CancelledPermissionError, "cancelled-permission-error", false, "fail a turn with -32603 when its permission request is answered cancelled (an uncaught cancellation)")
 	fs.BoolVar(&o.StickyCancel, "sticky-cancel", false, "remember a session/cancel sent while no turn runs and cancel the session's next turn with it")
 	fs.BoolVar(&o.StuckAfterCancel, "stuck-after-cancel", false, "answer every prompt of a session whose turn was cancelled with -32603")
@@ -209,22 +252,23 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.DurationVar(&o.DescendantFor, "descendant-for", o.DescendantFor, "how long the descendant lives")
 	fs.StringVar(&o.DescendantPIDFile, "descendant-pidfile", "", "write the descendant's pid to this file")
 	fs.DurationVar(&o.beDescendant, "be-descendant", 0, "internal: run as the stdout-holding descendant for this long")
-	if err := fs.Parse(args); err != nil {
-		return o, fmt.Errorf("%w: %w", ErrUsage, err)
-	}
-	if fs.NArg() > 0 {
-		return o, fmt.Errorf("%w: unexpected argument %q", ErrUsage, fs.Arg(0))
-	}
+	_ = fs.MarkHidden("be-descendant")
+	fs.BoolVar(&o.version, "version", false, "print refagent's version and exit")
+	return fs
+}
+
+// check rejects flag values with no meaning.
+func (o *Options) check() error {
 	switch o.Descendant {
 	case "", "group", "detached":
 	default:
-		return o, fmt.Errorf("%w: --descendant must be group or detached, not %q", ErrUsage, o.Descendant)
+		return cmdline.Usagef("--descendant must be group or detached, not %q", o.Descendant)
 	}
 	if o.ListPageSize < 1 {
-		return o, fmt.Errorf("%w: --list-page-size must be at least 1", ErrUsage)
+		return cmdline.Usagef("--list-page-size must be at least 1")
 	}
 	if _, err := ParseWords(o.Words); err != nil {
-		return o, fmt.Errorf("%w: --words: %w", ErrUsage, err)
+		return cmdline.Usagef("--words: %v", err)
 	}
-	return o, nil
+	return nil
 }

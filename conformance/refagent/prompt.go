@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -22,12 +23,15 @@ type turnRun struct {
 	a     *Agent
 	ctx   context.Context
 	sid   string
-	n     int // the turn's number in its session, for message ids
+	cwd   string // the session's directory, where "write" writes
+	n     int    // the turn's number in its session, for message ids
 	t     *turn
 	reply strings.Builder // the agent text, kept for replay
 	sent  int             // updates sent so far
 	// refused: a permission request was answered with a reject option.
 	refused bool
+	// stopped: the turn ends here, at a refusal (--stop-at-refusal).
+	stopped bool
 }
 
 func (r *turnRun) send(u map[string]any) error {
@@ -78,7 +82,7 @@ func (ta *typedAgent) Prompt(ctx context.Context, p *gen.PromptRequest) (*gen.Pr
 		return nil, err
 	}
 	if a.opts.PromptError != 0 {
-		return nil, failure(a.opts.PromptError)
+		return nil, withData(failure(a.opts.PromptError), ScriptFor(a.opts.Words, "").ErrorData)
 	}
 	var text strings.Builder
 	for _, b := range p.Prompt {
@@ -88,7 +92,7 @@ func (ta *typedAgent) Prompt(ctx context.Context, p *gen.PromptRequest) (*gen.Pr
 	}
 	sc := ScriptFor(a.opts.Words, text.String())
 	if sc.ErrorCode != 0 {
-		return nil, failure(sc.ErrorCode)
+		return nil, withData(failure(sc.ErrorCode), sc.ErrorData)
 	}
 	t := &turn{cancelled: make(chan struct{})}
 	a.mu.Lock()
@@ -109,7 +113,7 @@ func (ta *typedAgent) Prompt(ctx context.Context, p *gen.PromptRequest) (*gen.Pr
 		}
 		a.mu.Unlock()
 	}()
-	r := &turnRun{a: a, ctx: ctx, sid: s.ID, n: len(a.store.history(s)) + 1, t: t}
+	r := &turnRun{a: a, ctx: ctx, sid: s.ID, cwd: s.Cwd, n: len(a.store.history(s)) + 1, t: t}
 	a.log.Info("turn started", "session_id", s.ID, "prompt", clip(text.String()))
 	resp, err := r.play(sc, text.String())
 	if a.opts.DropCancelledRequests && ctx.Err() != nil && a.ctx.Err() == nil {
@@ -215,9 +219,18 @@ func (r *turnRun) play(sc Script, prompt string) (*gen.PromptResponse, error) {
 		}
 	}
 	if sc.Permission != "" {
-		if err := r.permission(sc.Permission); err != nil {
+		if err := r.permission(sc.Permission, sc.PermissionKind); err != nil {
 			return nil, err
 		}
+	}
+	if sc.Write && !r.stopped {
+		if err := r.write(); err != nil {
+			return nil, err
+		}
+	}
+	if r.stopped {
+		a.log.Info("turn ended at a refused permission", "session_id", r.sid)
+		return &gen.PromptResponse{StopReason: gen.StopReasonEndTurn}, nil
 	}
 	if sc.Elicit {
 		if err := r.elicit(); err != nil {
@@ -355,9 +368,14 @@ func (r *turnRun) clientTools() error {
 	return nil
 }
 
-func (r *turnRun) permission(kind string) error {
-	id := "perm-1"
-	if err := r.send(toolCall(id, "Delete the build cache", "delete")); err != nil {
+func (r *turnRun) permission(kind, toolKind string) error {
+	id, title := "perm-1", "Delete the build cache"
+	if toolKind == "" {
+		toolKind = "delete"
+	} else {
+		title = "Use a " + toolKind + " tool"
+	}
+	if err := r.send(toolCall(id, title, toolKind)); err != nil {
 		return err
 	}
 	options := []any{
@@ -370,10 +388,31 @@ func (r *turnRun) permission(kind string) error {
 			map[string]any{"optionId": "allow-always", "name": "Always allow", "kind": "allow_always"},
 		}
 	}
+	allowed, verdict, err := r.askPermission(id, title, toolKind, options)
+	if err != nil {
+		return err
+	}
+	if r.stopped {
+		return nil
+	}
+	status := "failed"
+	if allowed {
+		status = "completed"
+	}
+	if err := r.send(toolUpdate(id, status, map[string]any{"title": verdict})); err != nil {
+		return err
+	}
+	return r.say(r.msgID(6), verdict)
+}
+
+// askPermission asks the client for a tool call's permission; it reports
+// whether an allow option was selected, and the outcome in words. The error
+// is --cancelled-permission-error's failure of the turn.
+func (r *turnRun) askPermission(id, title, toolKind string, options []any) (bool, string, error) {
 	var res json.RawMessage
 	err := r.a.t.side.Call(r.ctx, gen.MethodSessionRequestPermission, map[string]any{
 		"sessionId": r.sid,
-		"toolCall":  map[string]any{"toolCallId": id, "title": "Delete the build cache", "kind": "delete", "status": "pending"},
+		"toolCall":  map[string]any{"toolCallId": id, "title": title, "kind": toolKind, "status": "pending"},
 		"options":   options,
 	}, &res)
 	var out struct {
@@ -382,28 +421,61 @@ func (r *turnRun) permission(kind string) error {
 			OptionID string `json:"optionId"`
 		} `json:"outcome"`
 	}
-	status, verdict := "failed", "permission request failed: "+outcomeText(err)
-	if err == nil {
-		if jerr := json.Unmarshal(res, &out); jerr != nil {
-			verdict = "permission answer did not decode"
-		} else if out.Outcome.Outcome == gen.RequestPermissionOutcomeSelectedTag {
-			verdict = "permission outcome: selected " + out.Outcome.OptionID
-			if strings.HasPrefix(out.Outcome.OptionID, "allow") {
-				status = "completed"
-			} else {
-				r.refused = true
-			}
+	if err != nil {
+		return false, "permission request failed: " + outcomeText(err), nil
+	}
+	if json.Unmarshal(res, &out) != nil {
+		return false, "permission answer did not decode", nil
+	}
+	if out.Outcome.Outcome != gen.RequestPermissionOutcomeSelectedTag {
+		if r.a.opts.CancelledPermissionError && out.Outcome.Outcome == gen.RequestPermissionOutcomeCancelledTag {
+			return false, "", errorf(acpsdk.CodeInternalError, "permission request cancelled (--cancelled-permission-error)")
+		}
+		return false, "permission outcome: " + out.Outcome.Outcome, nil
+	}
+	if strings.HasPrefix(out.Outcome.OptionID, "allow") {
+		return true, "permission outcome: selected " + out.Outcome.OptionID, nil
+	}
+	r.refused = true
+	r.stopped = r.a.opts.StopAtRefusal
+	return false, "permission outcome: selected " + out.Outcome.OptionID, nil
+}
+
+// WriteFile is the file the "write" word writes in the session's
+// directory, when the client allows it.
+const WriteFile = "refagent-note.txt"
+
+// write asks to write WriteFile (an edit) and writes it only when allowed,
+// so a test can see the permission's side effect, or its absence.
+func (r *turnRun) write() error {
+	id, title := "write-1", "Write "+WriteFile
+	if err := r.send(toolCall(id, title, "edit")); err != nil {
+		return err
+	}
+	allowed, verdict, err := r.askPermission(id, title, "edit", []any{
+		map[string]any{"optionId": "allow", "name": "Allow", "kind": "allow_once"},
+		map[string]any{"optionId": "reject", "name": "Reject", "kind": "reject_once"},
+	})
+	if err != nil {
+		return err
+	}
+	if r.stopped {
+		return nil
+	}
+	status := "failed"
+	if allowed {
+		status = "completed"
+		path := filepath.Join(r.cwd, WriteFile)
+		if err := os.WriteFile(path, []byte("written by the reference agent\n"), 0o644); err != nil {
+			status, verdict = "failed", "writing "+WriteFile+": "+err.Error()
 		} else {
-			verdict = "permission outcome: " + out.Outcome.Outcome
-			if r.a.opts.CancelledPermissionError && out.Outcome.Outcome == gen.RequestPermissionOutcomeCancelledTag {
-				return errorf(acpsdk.CodeInternalError, "permission request cancelled (--cancelled-permission-error)")
-			}
+			verdict = "wrote " + WriteFile
 		}
 	}
 	if err := r.send(toolUpdate(id, status, map[string]any{"title": verdict})); err != nil {
 		return err
 	}
-	return r.say(r.msgID(6), verdict)
+	return r.say(r.msgID(10), verdict)
 }
 
 func (r *turnRun) elicit() error {

@@ -12,17 +12,26 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"acpkit.dev/internal/cmdline"
 )
 
 // Main runs the reference agent as a process over os.Stdin and os.Stdout
 // with args as its flags, and returns the exit status.
 func Main(args []string) int {
 	opts, err := ParseFlags(args, os.Stderr)
-	if err != nil {
+	switch {
+	case errors.Is(err, cmdline.ErrHelp):
+		Help(os.Stdout)
+		return 0
+	case err != nil:
 		if !errors.Is(err, ErrUsage) {
 			fmt.Fprintln(os.Stderr, err)
 		}
-		return 2
+		return cmdline.ExitUsage
+	case opts.version:
+		fmt.Println(cmdline.Version("refagent"))
+		return 0
 	}
 	if opts.beDescendant > 0 {
 		// The stdout-holding descendant: it only has to exist.

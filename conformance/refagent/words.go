@@ -15,8 +15,16 @@ var ErrWord = errors.New("refagent: bad word")
 type Script struct {
 	Text, Thought, Plan, Tools bool
 	// Permission is "", "refusable" (a reject option is offered) or
-	// "allow-only".
-	Permission  string
+	// "allow-only"; PermissionKind is its tool call's kind (default
+	// delete).
+	Permission     string
+	PermissionKind string
+	// Write asks to write a file in the session's directory and writes it
+	// only when allowed.
+	Write bool
+	// ErrorData puts the cause of ErrorCode in the error's data.
+	ErrorData bool
+
 	Elicit      bool
 	CallUnknown bool
 	// StopReason ends the turn (any string, also one the schema lacks).
@@ -91,6 +99,11 @@ func (sc *Script) apply(w string) (bool, error) {
 				return false, fmt.Errorf("%w: exit= needs a status 0..255, not %q", ErrWord, v)
 			}
 			sc.Exit = &n
+		case "permission":
+			if v == "" {
+				return false, fmt.Errorf("%w: permission= needs a tool kind", ErrWord)
+			}
+			sc.Permission, sc.PermissionKind = "refusable", v
 		case "error":
 			n, err := strconv.Atoi(v)
 			if err != nil || n == 0 {
@@ -117,6 +130,10 @@ func (sc *Script) apply(w string) (bool, error) {
 		sc.Permission = "refusable"
 	case "permission-allow-only":
 		sc.Permission = "allow-only"
+	case "write":
+		sc.Write = true
+	case "error-data":
+		sc.ErrorData = true
 	case "elicit":
 		sc.Elicit = true
 	case "call-unknown":

@@ -5,8 +5,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -59,6 +57,9 @@ func testMain(m *testing.M) int {
 	}
 	bin = dir
 	code := m.Run()
+	if installDir != "" {
+		os.RemoveAll(installDir)
+	}
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -84,18 +85,7 @@ type result struct {
 // acprun runs the binary to completion in a fresh workspace.
 func acprun(t *testing.T, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(bin, "acprun"), args...)
-	cmd.Dir = t.TempDir()
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) {
-		t.Fatalf("acprun: %v", err)
-	}
-	return result{status: cmd.ProcessState.ExitCode(), stdout: stdout.Bytes(), stderr: stderr.String()}
+	return invocation{args: args}.do(t)
 }
 
 // normalizers replace what changes from run to run.

@@ -4,12 +4,18 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"debug/elf"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -75,13 +81,226 @@ func TestContainsLines(t *testing.T) {
 func TestREADMEDocumentsEveryFlag(t *testing.T) {
 	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
 	require.NoError(t, err)
-	var stderr bytes.Buffer
-	cmd := exec.Command(filepath.Join(bin, "acprun"), "-h")
-	cmd.Stderr = &stderr
-	require.NoError(t, cmd.Run())
-	flags := regexp.MustCompile(`(?m)^  -([a-z-]+)`).FindAllStringSubmatch(stderr.String(), -1)
+	var stdout bytes.Buffer
+	cmd := exec.Command(filepath.Join(bin, "acprun"), "--help")
+	cmd.Stdout = &stdout
+	require.NoError(t, cmd.Run(), "--help exits 0")
+	// A flag's line: "  -v, --verbose" or "      --command"; a wrapped
+	// description is indented further.
+	flags := regexp.MustCompile(`(?m)^(?:  -[a-z], |      )--([a-z-]+)`).FindAllStringSubmatch(stdout.String(), -1)
 	require.NotEmpty(t, flags)
 	for _, f := range flags {
 		assert.True(t, strings.Contains(string(readme), "`--"+f[1]), "the README documents --%s", f[1])
+	}
+}
+
+// The README's shell examples. A block the README marks with
+// runsAsWritten is run line by line, exactly as written, by
+// TestREADMEExamplesRunAsWritten (the one marked runsAtATerminal by
+// TestPTY_READMEAskApprovesAWrite); every other example must need a
+// credential, a host or a network the tests do not have, which
+// TestREADMEExamplesThatDoNotRunSayWhy checks.
+const (
+	runsAsWritten   = "<!-- runs as written: adapter/cmd/acprun/readme_test.go -->"
+	runsAtATerminal = "<!-- runs at a terminal: adapter/cmd/acprun/pty_test.go -->"
+)
+
+// readmeBlocks returns the command lines of the README's indented blocks
+// that follow marker (every block when marker is ""), in order.
+func readmeBlocks(t *testing.T, marker string) [][]string {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	require.NoError(t, err)
+	var blocks [][]string
+	var cur []string
+	marked, armed := false, false
+	for _, l := range strings.Split(string(readme), "\n") {
+		switch {
+		case strings.HasPrefix(l, "    "):
+			cur = append(cur, strings.TrimPrefix(l, "    "))
+			continue
+		case len(cur) > 0:
+			if marker == "" || marked {
+				blocks = append(blocks, cur)
+			}
+			cur, marked = nil, false
+		}
+		switch {
+		case strings.HasPrefix(l, "<!-- "):
+			armed = l == marker
+		case l == "" && armed:
+			marked, armed = true, false
+		default:
+			armed, marked = false, false
+		}
+	}
+	return blocks
+}
+
+// install runs the README's `make install` once, into a directory of its
+// own, and returns it.
+var install = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "acprun-install-")
+	if err != nil {
+		return "", err
+	}
+	installDir = dir
+	cmd := exec.Command("make", "install")
+	cmd.Dir = repoRoot
+	cmd.Env = append(os.Environ(), "GOBIN="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("make install: %v\n%s", err, out)
+	}
+	return dir, nil
+})
+
+// installDir is removed by TestMain's cleanup.
+var installDir string
+
+// installed is the directory `make install` filled.
+func installed(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: make install builds every command")
+	}
+	dir, err := install()
+	require.NoError(t, err)
+	return dir
+}
+
+// TestInstallPutsStaticCommandsInGOBIN: the README's install from a clone.
+func TestInstallPutsStaticCommandsInGOBIN(t *testing.T) {
+	dir := installed(t)
+	for _, cmd := range []string{"acprun", "acpcheck", "refagent"} {
+		path := filepath.Join(dir, cmd)
+		out, err := exec.Command(path, "--version").Output()
+		require.NoError(t, err, cmd)
+		assert.True(t, strings.HasPrefix(string(out), cmd+" "), "%s --version: %s", cmd, out)
+		if runtime.GOOS != "linux" {
+			continue
+		}
+		f, err := elf.Open(path)
+		require.NoError(t, err)
+		for _, p := range f.Progs {
+			assert.NotEqual(t, elf.PT_INTERP, p.Type, "%s is static: no dynamic loader", cmd)
+		}
+		f.Close()
+	}
+}
+
+// readmeWorkspace is a git repository with one committed file, changed
+// since, so the README's `git diff | …` has a diff to pipe.
+func readmeWorkspace(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"init", "-q"}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "start"},
+	} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644))
+	cmd := exec.Command("git", "add", "main.go")
+	cmd.Dir = dir
+	require.NoError(t, cmd.Run())
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644))
+	return dir
+}
+
+// readmeChecks are what some examples must leave behind, beyond exit 0.
+var readmeChecks = map[string]func(t *testing.T, dir, out string){
+	`acprun --permissions approve-all "write"`: func(t *testing.T, dir, _ string) {
+		assert.FileExists(t, filepath.Join(dir, "refagent-note.txt"), "the approved write happened")
+	},
+	`acprun --final "hello" > answer.txt`: func(t *testing.T, dir, _ string) {
+		b, err := os.ReadFile(filepath.Join(dir, "answer.txt"))
+		require.NoError(t, err)
+		assert.Equal(t, "You said: hello\n", string(b))
+	},
+	`git diff | acprun --final "Review this diff:" -`: func(t *testing.T, _, out string) {
+		assert.True(t, strings.HasPrefix(out, "You said: Review this diff:\n\ndiff --git a/main.go b/main.go\n"), "one turn, the instruction then the diff: %q", out)
+	},
+	`acprun show hello.jsonl`: func(t *testing.T, _, out string) {
+		assert.Contains(t, out, `session/prompt #3: "hello"`)
+	},
+}
+
+// TestREADMEExamplesRunAsWritten runs every line of every block the README
+// marks as runnable, with the installed commands first on PATH, in one
+// workspace per block.
+func TestREADMEExamplesRunAsWritten(t *testing.T) {
+	bin := installed(t)
+	blocks := readmeBlocks(t, runsAsWritten)
+	require.GreaterOrEqual(t, len(blocks), 4)
+	for _, block := range blocks {
+		dir := readmeWorkspace(t)
+		for _, line := range block {
+			if line == "make install" {
+				continue // what installed ran, into bin
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			cmd := exec.CommandContext(ctx, "bash", "-c", line)
+			cmd.Dir = dir
+			if strings.HasPrefix(line, "make ") {
+				cmd.Dir = repoRoot // the README's make targets run in the clone
+			}
+			cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			cancel()
+			require.NoError(t, err, "%s\nstdout:\n%s\nstderr:\n%s", line, stdout.String(), stderr.String())
+			if check := readmeChecks[line]; check != nil {
+				check(t, dir, stdout.String())
+			}
+		}
+	}
+	var seen int
+	for _, block := range blocks {
+		for _, line := range block {
+			if readmeChecks[line] != nil {
+				seen++
+			}
+		}
+	}
+	assert.Equal(t, len(readmeChecks), seen, "every check names a line the README has")
+}
+
+// notRunnable are the README's command lines no test runs, by why.
+var notRunnable = []struct {
+	why   string
+	lines *regexp.Regexp
+}{
+	{"needs a runtime's credential or a build host", regexp.MustCompile(`gemini|claude-agent-acp|codex-acp|opencode|--ssh-host`)},
+	{"resolves only once acpkit.dev is served (docs/RELEASING.md)", regexp.MustCompile(`@latest`)},
+	{"is the whole test suite, this test among it", regexp.MustCompile(`^make test\b`)},
+	{"is a synopsis, not a command", regexp.MustCompile(`\[flags\]`)},
+}
+
+// TestREADMEExamplesThatDoNotRunSayWhy: every command line in the README's
+// indented blocks runs in a test or is one of notRunnable.
+func TestREADMEExamplesThatDoNotRunSayWhy(t *testing.T) {
+	run := map[string]bool{}
+	for _, marker := range []string{runsAsWritten, runsAtATerminal} {
+		for _, block := range readmeBlocks(t, marker) {
+			for _, l := range block {
+				run[l] = true
+			}
+		}
+	}
+	command := regexp.MustCompile(`^(acprun|acpcheck|refagent|make|go|git|CGO_ENABLED=0) `)
+	for _, block := range readmeBlocks(t, "") {
+		for _, l := range block {
+			if !command.MatchString(l) || run[l] {
+				continue
+			}
+			ok := false
+			for _, n := range notRunnable {
+				ok = ok || n.lines.MatchString(l)
+			}
+			assert.True(t, ok, "README example %q neither runs in a test nor needs what tests lack", l)
+		}
 	}
 }

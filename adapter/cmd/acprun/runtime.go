@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"log/slog"
 
 	"acpkit.dev/adapter"
 	"acpkit.dev/adapter/cmd/acprun/internal/cli"
@@ -14,9 +13,13 @@ type adapterRuntime struct{ a *adapter.Adapter }
 
 // newRuntime builds the adapter with no extension block (acprun declares
 // MCP servers through --mcp-config, which arrives per session, CFG-7),
-// acprun's wire tap and --containment.
-func newRuntime(logger *slog.Logger, tap func(adapter.WireEvent), contain adapter.Containment) (cli.Runtime, error) {
-	a, err := adapter.New(nil, adapter.WithLogger(logger), adapter.WithWireTap(tap), adapter.WithContainment(contain))
+// acprun's wire tap, its --permissions hook and --containment.
+func newRuntime(o cli.RuntimeOptions) (cli.Runtime, error) {
+	opts := []adapter.Option{adapter.WithLogger(o.Logger), adapter.WithWireTap(o.Tap), adapter.WithContainment(o.Containment)}
+	if o.PermissionHook != nil {
+		opts = append(opts, adapter.WithPermissionHook(o.PermissionHook))
+	}
+	a, err := adapter.New(nil, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -21,6 +21,7 @@ func TestTD12_TD15_OffLeavesTheDetachedDescendant(t *testing.T) {
 	s := launch(t, t.Context(), spec)
 	requireLayer(t, s.Process, contain.ProcessGroup)
 	keys := s.treeKeys(t, 3)
+	s.CloseStdin()
 	s.waitExit(t)
 	teardown(t, s, 100*time.Millisecond)
 	for _, k := range keys {

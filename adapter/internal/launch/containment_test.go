@@ -127,7 +127,8 @@ func TestTD15_NothingOfTheTreeOutlivesTeardown(t *testing.T) {
 				runtime, _, err := contain.Lookup(s.pid)
 				require.NoError(t, err)
 				switch mode {
-				case "tree-end":
+				case "tree-end": // (a): ends on its own once stdin closes
+					s.CloseStdin()
 					assert.Equal(t, ExitStatus{Code: 0}, s.waitExit(t))
 				case "tree-block": // (b): killed from outside, mid-command
 					require.NoError(t, unix.Kill(s.pid, unix.SIGKILL))

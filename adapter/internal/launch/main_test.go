@@ -5,6 +5,7 @@ package launch
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -75,9 +76,13 @@ func runHelper(mode string) int {
 			return 1
 		}
 		fmt.Println("ready")
-		if mode != "tree-end" {
-			stuck()
+		if mode == "tree-end" {
+			// Ends on its own, but only once stdin closes, so the test
+			// can name it while it certainly runs.
+			_, _ = io.Copy(io.Discard, os.Stdin)
+			return 0
 		}
+		stuck()
 		return 0
 	case "session": // a tool command in a session of its own, with a child
 		child, err := spawnHelper("hold", &syscall.SysProcAttr{}, os.Environ())

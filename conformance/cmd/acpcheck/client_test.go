@@ -81,6 +81,30 @@ func TestAcpcheckClient_UsageErrorsExitTwo(t *testing.T) {
 	}
 }
 
+// TestAcpcheckClient_HelpAndMistypedFlags: the subcommand keeps acpkit's
+// command-line conventions (internal/cmdline): --help on stdout with exit
+// 0, a did-you-mean for a mistyped flag, and a client's own flags after
+// its command left alone.
+func TestAcpcheckClient_HelpAndMistypedFlags(t *testing.T) {
+	code, out, stderr := acpcheckClient(t, "--help")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, out, "usage: acpcheck client [flags] -- CLIENT-COMMAND [ARGS...]")
+	assert.Contains(t, out, "--line-bound BYTES")
+	assert.Empty(t, stderr)
+
+	code, out, stderr = acpcheckClient(t, "--basline", "x", "--", refclient, "{agent}")
+	assert.Equal(t, 2, code)
+	assert.Empty(t, out)
+	assert.Contains(t, stderr, "acpcheck client: unknown flag --basline (did you mean --baseline?)\n")
+
+	// refclient has no --json: it refuses its command line, and acpcheck,
+	// which did not take the flag, prints its table.
+	code, out, _ = acpcheckClient(t, "--only", "session.turn", refclient, "--json", "--", "{agent}")
+	assert.Equal(t, check.ExitFailed, code, out)
+	assert.False(t, strings.HasPrefix(out, "{"), "a table, not JSON:\n%s", out)
+	assert.Contains(t, out, "flag provided but not defined: -json")
+}
+
 func writeFile(t *testing.T, content string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "file")

@@ -16,6 +16,9 @@ type agentEnv []string
 // String lists the variables set, never their values.
 func (e *agentEnv) String() string { return strings.Join(e.masked(), " ") }
 
+// Type names the flag's value in --help.
+func (e *agentEnv) Type() string { return "NAME=VALUE" }
+
 // Set records one --agent-env; the value is read when the flags are done.
 func (e *agentEnv) Set(v string) error {
 	name, _, _ := strings.Cut(v, "=")

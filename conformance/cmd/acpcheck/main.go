@@ -41,11 +41,21 @@
 // environment; --agent-env NAME passes acpcheck's own value of NAME, so
 // the value never appears on any command line. Values are masked ("***")
 // in transcripts, reasons and reports, which name only the variables set.
+//
+// --html FILE also writes the report as one self-contained HTML page: the
+// verdict, the table, and each check that did not pass with its transcript
+// as a two-column exchange.
+//
+//	acpcheck client [flags] -- CLIENT-COMMAND [ARGS...]
+//
+// grades a client instead: acpcheck plays a scripted agent, and {agent} in
+// the client's arguments is replaced by the command line that starts it
+// (see client.go and acpkit.dev/conformance/check's client checks).
 package main
 
 import (
 	"context"
-	"flag"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -57,6 +67,7 @@ import (
 
 	"acpkit.dev/conformance/check"
 	"acpkit.dev/conformance/internal/scenario"
+	"acpkit.dev/internal/cmdline"
 )
 
 func main() {
@@ -80,13 +91,22 @@ func isTerminal(f *os.File) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
+// synopsis heads acpcheck's --help.
+const synopsis = `usage: acpcheck --command "AGENT COMMAND" [flags]
+       acpcheck client [flags] -- CLIENT-COMMAND [ARGS...]
+       acpcheck --list | --version
+
+Launches the agent once per check and grades how far it conforms to the
+Agent Client Protocol. Exit status: 0 every mandatory and advertised check
+passed, 1 one failed (or the baseline is stale), 2 bad arguments or an
+agent that cannot be launched.`
+
 // run is acpcheck; live draws the progress line on stderr.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, live bool) int {
 	if len(args) > 0 && args[0] == "client" {
 		return runClient(ctx, args[1:], stdout, stderr, live)
 	}
-	fs := flag.NewFlagSet("acpcheck", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cmdline.New("acpcheck", synopsis)
 	command := fs.String("command", "", "the agent command line, e.g. \"gemini --acp\" (required)")
 	cwd := fs.String("cwd", ".", "working directory for the agent and its sessions")
 	asJSON := fs.Bool("json", false, "print one JSON report instead of a table")
@@ -94,7 +114,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, live bool
 	exitBound := fs.Duration("exit-bound", 5*time.Second, "bound on each wait for the process to exit")
 	baseline := fs.String("baseline", "", "file of known failures for this peer (\"CHECK-ID note\" per line)")
 	only := fs.String("only", "", "comma-separated check IDs to run (default: all)")
-	verbose := fs.Bool("v", false, "log each check as it finishes to stderr")
+	verbose := fs.BoolP("verbose", "v", false, "log each check as it finishes to stderr")
 	list := fs.Bool("list", false, "list the checks (ID, tier, requirement, what it pins) and exit")
 	transcripts := fs.String("transcripts", "", "write every check's wire transcript to `DIR`/<check ID>.jsonl (acprun's transcript format: acprun replay and acprun show read it)")
 	version := fs.Bool("version", false, "print acpcheck's version and exit")
@@ -102,11 +122,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, live bool
 	authMethod := fs.String("auth-method", "", "authenticate with this advertised auth method `ID` before every session/new (and grade authenticate with it)")
 	var env agentEnv
 	fs.Var(&env, "agent-env", "set `NAME=VALUE` in the agent's environment (repeatable); NAME alone passes acpcheck's own value, keeping it off every command line; values are masked in transcripts and reports")
-	if err := fs.Parse(args); err != nil {
-		return check.ExitUsage
+	switch err := fs.Parse(args); {
+	case errors.Is(err, cmdline.ErrHelp):
+		fs.Help(stdout)
+		return 0
+	case err != nil:
+		return fs.Fail(stderr, err)
 	}
 	if *version {
-		fmt.Fprintln(stdout, versionLine())
+		fmt.Fprintln(stdout, cmdline.Version("acpcheck"))
 		return 0
 	}
 	if *list {

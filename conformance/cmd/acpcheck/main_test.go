@@ -156,10 +156,10 @@ func TestAcpcheck_TranscriptsWritesEveryCheck(t *testing.T) {
 	code, out, _ := acpcheck(t, "--transcripts", dir, "--command", refagent, "--only", "initialize.version,session.new")
 	require.Equal(t, 0, code, out)
 	for _, id := range []string{"initialize.version", "session.new"} {
-		b, err := os.ReadFile(filepath.Join(dir, id+".txt"))
+		b, err := os.ReadFile(filepath.Join(dir, id+".jsonl"))
 		require.NoError(t, err)
-		assert.Contains(t, string(b), id+" (pass)")
-		assert.Contains(t, string(b), `"method":"initialize"`)
+		assert.True(t, strings.HasPrefix(string(b), `{"format":"acprun-transcript","version":1,`), "acprun's transcript format: %.200s", b)
+		assert.Contains(t, string(b), `\"method\":\"initialize\"`)
 	}
 	assert.NotContains(t, out, "--- ", "passing checks still print no transcript")
 }
@@ -216,7 +216,7 @@ func TestAcpcheck_AgentEnvReachesTheAgentMasked(t *testing.T) {
 			} else {
 				assert.Contains(t, out, "env: ACPCHECK_TEST_TOKEN=***\n")
 			}
-			b, err := os.ReadFile(filepath.Join(dir, "prompt.cancel.txt"))
+			b, err := os.ReadFile(filepath.Join(dir, "prompt.cancel.jsonl"))
 			require.NoError(t, err)
 			assert.NotContains(t, string(b), secret)
 			assert.Contains(t, string(b), "value=***")
@@ -238,4 +238,26 @@ func TestAcpcheck_AgentEnvByNameKeepsTheValueOffTheCommandLine(t *testing.T) {
 	code, _, stderr := acpcheck(t, "--agent-env", "ACPCHECK_TEST_UNSET_NAME", "--command", agent)
 	assert.Equal(t, check.ExitUsage, code)
 	assert.Contains(t, stderr, "ACPCHECK_TEST_UNSET_NAME is not set")
+}
+
+func TestAcpcheck_HelpExitsZeroOnStdout(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"--help"}, &out, &errb, false)
+	assert.Equal(t, 0, code)
+	assert.Contains(t, out.String(), "usage: acpcheck")
+	assert.Contains(t, out.String(), "--transcripts DIR")
+	assert.Empty(t, errb.String())
+}
+
+func TestAcpcheck_AMistypedFlagGetsADidYouMean(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"--comand", "x"}, &out, &errb, false)
+	assert.Equal(t, 2, code)
+	assert.Empty(t, out.String())
+	assert.Contains(t, errb.String(), "acpcheck: unknown flag --comand (did you mean --command?)\n")
+	assert.Contains(t, errb.String(), "Run 'acpcheck --help' for the flags.\n")
+
+	code = run(context.Background(), []string{"--timeout", "soon", "--command", "x"}, &out, &errb, false)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errb.String(), `"soon" is not a duration: use a unit, e.g. 5s`)
 }

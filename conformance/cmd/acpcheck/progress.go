@@ -5,12 +5,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
 	"sync"
 	"time"
 
 	"acpkit.dev/conformance/check"
+	"acpkit.dev/internal/cmdline"
 )
 
 // progressInterval paces the redraw of the progress line.
@@ -85,7 +84,7 @@ func writeTranscripts(dir string, rs []check.Result) error {
 		if err != nil {
 			return err
 		}
-		err = check.WriteTranscriptFile(f, r, versionLine())
+		err = check.WriteTranscriptFile(f, r, cmdline.Version("acpcheck"))
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
@@ -94,14 +93,4 @@ func writeTranscripts(dir string, rs []check.Result) error {
 		}
 	}
 	return nil
-}
-
-// versionLine names this build: the module version `go install
-// …@vX.Y.Z` stamps ("(devel)" from a work tree) and the Go toolchain.
-func versionLine() string {
-	version := "(devel)"
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
-		version = info.Main.Version
-	}
-	return fmt.Sprintf("acpcheck %s (%s %s/%s)", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }

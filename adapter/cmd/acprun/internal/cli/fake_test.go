@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"os"
 	"sync"
@@ -35,11 +36,14 @@ type fakeRuntime struct {
 	sess       Session
 	turns      []fakeTurn
 
-	// wire is tapped and logs are logged (at Warn) during StartSession.
-	wire []adapter.WireEvent
-	logs []string
-	log  *slog.Logger
-	tap  func(adapter.WireEvent)
+	// wire is tapped and logs are logged (at Warn) during StartSession;
+	// stopLogs during StopSession.
+	wire     []adapter.WireEvent
+	logs     []string
+	stopLogs []string
+	log      *slog.Logger
+	tap      func(adapter.WireEvent)
+	hook     adapter.PermissionHook
 	// contain is the containment acprun built the adapter with.
 	contain adapter.Containment
 
@@ -127,6 +131,9 @@ func (f *fakeRuntime) StopSession(ctx context.Context, s Session) error {
 	f.stopCtxDone = ctx.Err() != nil
 	f.concurrent = f.inTurn
 	f.mu.Unlock()
+	for _, m := range f.stopLogs {
+		f.log.Warn(m)
+	}
 	close(f.stopped)
 	return nil
 }
@@ -164,6 +171,8 @@ type harness struct {
 	stderr  bytes.Buffer
 	signals chan os.Signal
 	agent   func(ctx context.Context) (string, error)
+	// tty is the controlling terminal --permissions ask opens; nil: none.
+	tty func() (io.ReadWriteCloser, error)
 }
 
 func newHarness(rt *fakeRuntime) *harness {
@@ -182,13 +191,14 @@ func (h *harness) env(args ...string) Env {
 		Signals: h.signals,
 		Getwd:   func() (string, error) { return "/work/here", nil },
 		Now:     func() time.Time { return epoch },
-		NewRuntime: func(log *slog.Logger, tap func(adapter.WireEvent), contain adapter.Containment) (Runtime, error) {
+		NewRuntime: func(o RuntimeOptions) (Runtime, error) {
 			if h.rt == nil {
 				return nil, errors.New("no runtime")
 			}
-			h.rt.log, h.rt.tap, h.rt.contain = log, tap, contain
+			h.rt.log, h.rt.tap, h.rt.hook, h.rt.contain = o.Logger, o.Tap, o.PermissionHook, o.Containment
 			return h.rt, nil
 		},
+		OpenTTY:        h.tty,
 		ReferenceAgent: h.agent,
 	}
 }

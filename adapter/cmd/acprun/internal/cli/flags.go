@@ -1,17 +1,18 @@
 package cli
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"acpkit.dev/adapter"
+	"acpkit.dev/adapter/internal/mcpconfig"
+	"acpkit.dev/internal/cmdline"
 )
 
 // Config is acprun's parsed command line.
@@ -42,15 +43,25 @@ type Config struct {
 	TurnTimeout time.Duration
 	// VerifyCredential runs a credential-verification session (AU-2).
 	VerifyCredential bool
+	// Permissions is the permission policy: permRefuse (the default, the
+	// adapter's own refusal), permAsk, permApproveReads or permApproveAll.
+	Permissions string
+	// AuthMethod, when set, authenticates with this advertised method
+	// before the session starts (AU-5).
+	AuthMethod string
 	// JSON selects one JSON object per line on stdout.
 	JSON bool
+	// Final prints only the last agent message on stdout.
+	Final bool
 	// Demo runs the demo prompt set against the reference agent.
 	Demo bool
-	// LogLevel is the lowest adapter log level written to stderr.
-	LogLevel slog.Level
+	// LogLevel is the lowest adapter log level written to stderr;
+	// LogLevelGiven says --log-level was on the command line.
+	LogLevel      slog.Level
+	LogLevelGiven bool
 	// Prompts are the turns to run, in order: the positional prompts and
-	// the --file contents as they stand on the command line, "-" replaced
-	// by standard input.
+	// the --file contents as they stand on the command line; "-" is
+	// standard input, joined to the prompt before it when there is one.
 	Prompts []string
 	// Version prints acprun's version and exits.
 	Version bool
@@ -67,62 +78,65 @@ type Config struct {
 }
 
 // UsageError is a command line acprun cannot run; it maps to exit status 2.
-type UsageError struct{ Reason string }
-
-// Error returns the reason.
-func (e *UsageError) Error() string { return e.Reason }
-
-// errHelp reports that -h or --help was asked for; the usage text is printed
-// and acprun exits 0.
-var errHelp = errors.New("help requested")
+type UsageError = cmdline.UsageError
 
 // credentialPrompt is the verification prompt of AU-2.
 const credentialPrompt = "Say exactly: SORTIE_CREDENTIAL_OK"
 
-const usageHead = `usage: acprun [flags] [prompt ...]
+// Permission policies (--permissions).
+const (
+	permRefuse       = "refuse"
+	permAsk          = "ask"
+	permApproveReads = "approve-reads"
+	permApproveAll   = "approve-all"
+)
+
+const usageHead = `usage: acprun [flags] [prompt ...] [-]
        acprun refagent [refagent flags]   (the reference agent on stdio)
        acprun replay FILE                 (a recorded runtime on stdio)
+       acprun show FILE                   (a recording as a timeline)
 
 Drives one session of an Agent Client Protocol runtime through Sortie's
 adapter, one turn per prompt, and shows every normalized event. Flags may
-stand anywhere on the line; "--" ends them. A prompt "-" is read from
-standard input.
+stand anywhere on the line; "--" ends them. A prompt "-" is standard input:
+after a prompt it joins that prompt's turn (the prompt, a blank line, then
+standard input), alone it is a turn of its own.
 
 Exit status: 0 every turn completed, 2 usage error, 3 start failed (or,
 with --resume-policy required, the saved session was not continued),
-4 a turn failed, 5 cancelled, 6 input required (the run needs a person).
-
-Flags:
-`
+4 a turn failed, 5 cancelled, 6 input required (the run needs a person).`
 
 // flagInput is what parsing reads besides the arguments.
 type flagInput struct {
-	// stderr receives the usage text and the flag package's complaints.
-	stderr io.Writer
 	// stdin supplies the prompt "-".
 	stdin io.Reader
 	// getwd supplies the default workspace and the base for relative paths.
 	getwd func() (string, error)
 	// readFile reads a --file prompt; nil means os.ReadFile.
 	readFile func(string) ([]byte, error)
+	// checkMCP reads and checks an --mcp-config file as the adapter will;
+	// nil means the adapter's own parser.
+	checkMCP func(path string) error
 }
 
-// parseFlags parses args (without the program name).
-func parseFlags(args []string, in flagInput) (Config, error) {
-	var c Config
-	var logLevel string
-	var prompts []promptSource
-	fs := flag.NewFlagSet("acprun", flag.ContinueOnError)
-	fs.SetOutput(in.stderr)
-	fs.Usage = func() {
-		fmt.Fprint(in.stderr, usageHead)
-		fs.PrintDefaults()
-	}
+// checkMCPConfig reads path as the adapter reads a local launch's MCP
+// file (MCP-4, MCP-5).
+func checkMCPConfig(path string) error {
+	_, err := mcpconfig.Load(path, false)
+	return err
+}
+
+// newFlagSet defines acprun's flags on c; prompts receives --file in
+// command-line order.
+func newFlagSet(c *Config, logLevel *string, prompts *[]promptSource) *cmdline.FlagSet {
+	fs := cmdline.New("acprun", usageHead)
 	// One line per flag; the README's flag table lists each (readme_test.go).
 	fs.StringVar(&c.Command, "command", "", "the runtime and its protocol-mode switch, e.g. \"gemini --acp\" (default: the reference agent inside acprun)")
 	fs.StringVar(&c.Cwd, "cwd", "", "the workspace the runtime works in (default: the current directory)")
 	fs.StringVar(&c.Resume, "resume", "", "continue the saved session with this `ID`")
 	fs.StringVar(&c.ResumePolicy, "resume-policy", resumePrefer, "when --resume cannot continue the saved session: \"prefer\" starts a new one, \"required\" exits 3 (exit_reason resume_not_continued)")
+	fs.StringVar(&c.Permissions, "permissions", permRefuse, "`POLICY` for the runtime's permission requests: refuse (the unattended default), ask (y/N on the terminal), approve-reads (read, search, fetch and think only) or approve-all")
+	fs.StringVar(&c.AuthMethod, "auth-method", "", "call authenticate with this advertised auth method `ID` before the session starts")
 	fs.StringVar(&c.MCPConfig, "mcp-config", "", "declare the MCP servers of this JSON `PATH` to the runtime")
 	fs.StringVar(&c.SSHHost, "ssh-host", "", "run the runtime on this `HOST` over ssh; the workspace path must exist there too")
 	fs.StringVar(&c.SSHStrictHostKeyChecking, "ssh-strict-host-key-checking", "", "ssh's host key `POLICY` with --ssh-host: accept-new (default), yes or no")
@@ -130,36 +144,52 @@ func parseFlags(args []string, in flagInput) (Config, error) {
 		c.SSHPassEnv = append(c.SSHPassEnv, name)
 		return nil
 	})
-	fs.DurationVar(&c.ReadTimeout, "read-timeout", 0, "bound on each wait for the runtime (default: the adapter's, 30s)")
+	fs.DurationVar(&c.ReadTimeout, "read-timeout", 0, "bound on each wait for the runtime, e.g. 30s (a bare number is seconds; default: the adapter's, 30s)")
 	fs.DurationVar(&c.StopGrace, "stop-grace", 0, "graceful window when stopping the runtime (default: the adapter's, 5s)")
 	fs.DurationVar(&c.TurnTimeout, "turn-timeout", 0, "bound on each turn; 0 means none")
 	fs.BoolVar(&c.VerifyCredential, "verify-credential", false, "run a credential-verification session instead of prompts")
 	fs.BoolVar(&c.JSON, "json", false, "print one JSON object per line instead of the readable view")
+	fs.BoolVar(&c.Final, "final", false, "print only the last agent message (for scripts); failures go to stderr")
 	fs.BoolVar(&c.Demo, "demo", false, "run the demo prompts against the reference agent")
-	fs.StringVar(&logLevel, "log-level", "warn", "adapter log records written to stderr: debug, info, warn or error")
+	fs.StringVar(logLevel, "log-level", "warn", "adapter log records written to stderr: debug, info, warn or error")
 	fs.Func("file", "send the contents of this `PATH` as a prompt (repeatable; in order with the other prompts)", func(p string) error {
-		prompts = append(prompts, promptSource{file: p})
+		*prompts = append(*prompts, promptSource{file: p})
 		return nil
 	})
 	fs.BoolVar(&c.Version, "version", false, "print acprun's version and exit")
-	fs.BoolVar(&c.Verbose, "verbose", false, "also show thought text, plan entries and each tool call's input and output")
-	fs.BoolVar(&c.Verbose, "v", false, "short for --verbose")
-	fs.StringVar(&c.Record, "record", "", "write the session's transcript (every line both ways, stderr, process events) to this `FILE`; `acprun replay FILE` plays it back")
+	fs.BoolVarP(&c.Verbose, "verbose", "v", false, "also show thought text, plan entries and each tool call's input and output")
+	fs.StringVar(&c.Record, "record", "", "write the session's transcript (every line both ways, stderr, process events) to this `FILE`; `acprun replay FILE` plays it back, `acprun show FILE` prints it")
 	fs.BoolVar(&c.QuietStall, "quiet-stall", false, "with --json, leave out the empty notifications that only reset stall timers")
 	fs.StringVar((*string)(&c.Containment), "containment", string(adapter.ContainmentAuto), "how the runtime's descendants are ended with the session: auto (a cgroup where one can be made, else a tracked set), tracked or off (its process group only)")
-	if err := parseInterleaved(fs, args, func(p string) { prompts = append(prompts, promptSource{text: p}) }); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return Config{}, errHelp
-		}
-		// The flag package already printed the problem and the usage.
-		return Config{}, &UsageError{Reason: err.Error()}
+	return fs
+}
+
+// help writes acprun's usage and flags to w (--help, on stdout).
+func help(w io.Writer) {
+	var c Config
+	var level string
+	var prompts []promptSource
+	newFlagSet(&c, &level, &prompts).Help(w)
+}
+
+// parseFlags parses args (without the program name). It returns
+// cmdline.ErrHelp for --help and a *UsageError for a command line that
+// cannot run.
+func parseFlags(args []string, in flagInput) (Config, error) {
+	var c Config
+	var logLevel string
+	var prompts []promptSource
+	fs := newFlagSet(&c, &logLevel, &prompts)
+	if err := fs.ParseInterleaved(args, func(p string) { prompts = append(prompts, promptSource{text: p}) }); err != nil {
+		return Config{}, err
 	}
 	if c.Version {
 		return c, nil
 	}
-	fs.Visit(func(f *flag.Flag) { c.CommandGiven = c.CommandGiven || f.Name == "command" })
+	c.CommandGiven = fs.Changed("command")
+	c.LogLevelGiven = fs.Changed("log-level")
 	if err := c.LogLevel.UnmarshalText([]byte(logLevel)); err != nil {
-		return Config{}, &UsageError{Reason: fmt.Sprintf("--log-level %q: want debug, info, warn or error", logLevel)}
+		return Config{}, cmdline.Usagef("--log-level %q: want debug, info, warn or error", logLevel)
 	}
 	wd, err := in.getwd()
 	if err != nil {
@@ -178,6 +208,18 @@ func parseFlags(args []string, in flagInput) (Config, error) {
 	c.Cwd = absFrom(wd, c.Cwd)
 	if c.MCPConfig != "" {
 		c.MCPConfig = absFrom(wd, c.MCPConfig)
+		// A bad file is a usage error before anything starts, where the
+		// adapter would refuse it only after the launch (MCP-5). Over ssh
+		// no server is declared (MCP-2), so the file is not read.
+		check := in.checkMCP
+		if check == nil {
+			check = checkMCPConfig
+		}
+		if c.SSHHost == "" {
+			if err := check(c.MCPConfig); err != nil {
+				return Config{}, cmdline.Usagef("--mcp-config %s: %v", c.MCPConfig, err)
+			}
+		}
 	}
 	if c.Record != "" {
 		c.Record = absFrom(wd, c.Record)
@@ -191,39 +233,19 @@ func parseFlags(args []string, in flagInput) (Config, error) {
 	return c, nil
 }
 
-// parseInterleaved parses flags wherever they stand among the positional
-// arguments, handing each positional one to positional in order; after
-// "--" every argument is positional.
-func parseInterleaved(fs *flag.FlagSet, args []string, positional func(string)) error {
-	for {
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return nil
-		}
-		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
-			// The flag package stopped at "--" (never a flag's value here:
-			// it consumed it as the terminator).
-			for _, a := range rest {
-				positional(a)
-			}
-			return nil
-		}
-		positional(rest[0])
-		args = rest[1:]
-	}
-}
-
 // promptSource is one prompt as the command line gave it.
 type promptSource struct {
 	text string // a positional prompt; "-" means standard input
 	file string // --file PATH
 }
 
-// readPrompts resolves the prompt sources: files are read (relative to wd),
-// "-" takes all of stdin, at most once.
+// stdinPrompt is the positional prompt that reads standard input.
+const stdinPrompt = "-"
+
+// readPrompts resolves the prompt sources: files are read (relative to
+// wd); "-" takes all of stdin, at most once, and joins the prompt before it
+// — the prompt, a blank line, then stdin, as one turn — or, first on the
+// line, is a turn of its own.
 func readPrompts(srcs []promptSource, wd string, stdin io.Reader, readFile func(string) ([]byte, error)) ([]string, error) {
 	var out []string
 	stdinUsed := false
@@ -232,12 +254,12 @@ func readPrompts(srcs []promptSource, wd string, stdin io.Reader, readFile func(
 		case s.file != "":
 			b, err := readFile(absFrom(wd, s.file))
 			if err != nil {
-				return nil, &UsageError{Reason: fmt.Sprintf("--file: %v", err)}
+				return nil, cmdline.Usagef("--file: %v", err)
 			}
 			out = append(out, string(b))
-		case s.text == "-":
+		case s.text == stdinPrompt:
 			if stdinUsed {
-				return nil, &UsageError{Reason: `the prompt "-" (standard input) may be given once`}
+				return nil, cmdline.Usagef(`the prompt "-" (standard input) may be given once`)
 			}
 			stdinUsed = true
 			if stdin == nil {
@@ -245,7 +267,11 @@ func readPrompts(srcs []promptSource, wd string, stdin io.Reader, readFile func(
 			}
 			b, err := io.ReadAll(stdin)
 			if err != nil {
-				return nil, &UsageError{Reason: fmt.Sprintf("reading the prompt from standard input: %v", err)}
+				return nil, cmdline.Usagef("reading the prompt from standard input: %v", err)
+			}
+			if n := len(out); n > 0 {
+				out[n-1] = strings.TrimRight(out[n-1], "\n") + "\n\n" + string(b)
+				continue
 			}
 			out = append(out, string(b))
 		default:
@@ -267,31 +293,38 @@ func (c *Config) check() error {
 		v    time.Duration
 	}{{"--read-timeout", c.ReadTimeout}, {"--stop-grace", c.StopGrace}, {"--turn-timeout", c.TurnTimeout}} {
 		if d.v < 0 {
-			return &UsageError{Reason: d.name + " must not be negative"}
+			return cmdline.Usagef("%s must not be negative", d.name)
 		}
 	}
 	if c.ResumePolicy != resumePrefer && c.ResumePolicy != resumeRequired {
-		return &UsageError{Reason: fmt.Sprintf("--resume-policy %q: want prefer or required", c.ResumePolicy)}
+		return cmdline.Usagef("--resume-policy %q: want prefer or required", c.ResumePolicy)
+	}
+	switch c.Permissions {
+	case permRefuse, permAsk, permApproveReads, permApproveAll:
+	default:
+		return cmdline.Usagef("--permissions %q: want refuse, ask, approve-reads or approve-all", c.Permissions)
 	}
 	if !slices.Contains(adapter.Containments, c.Containment) {
-		return &UsageError{Reason: fmt.Sprintf("--containment %q: want auto, tracked or off", c.Containment)}
+		return cmdline.Usagef("--containment %q: want auto, tracked or off", c.Containment)
 	}
 	switch c.SSHStrictHostKeyChecking {
 	case "", "accept-new", "yes", "no":
 	default:
-		return &UsageError{Reason: fmt.Sprintf("--ssh-strict-host-key-checking %q: want accept-new, yes or no", c.SSHStrictHostKeyChecking)}
+		return cmdline.Usagef("--ssh-strict-host-key-checking %q: want accept-new, yes or no", c.SSHStrictHostKeyChecking)
 	}
 	switch {
 	case c.SSHHost == "" && (c.SSHStrictHostKeyChecking != "" || len(c.SSHPassEnv) > 0):
-		return &UsageError{Reason: "--ssh-strict-host-key-checking and --ssh-pass-env apply to a remote run: add --ssh-host"}
+		return cmdline.Usagef("--ssh-strict-host-key-checking and --ssh-pass-env apply to a remote run: add --ssh-host")
+	case c.JSON && c.Final:
+		return cmdline.Usagef("--json and --final are two different outputs: choose one")
 	case c.Demo && (c.CommandGiven || len(c.Prompts) > 0 || c.VerifyCredential || c.Resume != ""):
-		return &UsageError{Reason: "--demo runs its own prompts against the reference agent; it takes no --command, --resume, --verify-credential or prompt"}
+		return cmdline.Usagef("--demo runs its own prompts against the reference agent; it takes no --command, --resume, --verify-credential or prompt")
 	case c.VerifyCredential && (len(c.Prompts) > 0 || c.Resume != "" || c.MCPConfig != ""):
 		// A verification session never continues a session and declares no
 		// tool servers (CL-3), and its prompt is fixed (AU-2).
-		return &UsageError{Reason: "--verify-credential sends its own prompt and takes no --resume, --mcp-config or prompt"}
+		return cmdline.Usagef("--verify-credential sends its own prompt and takes no --resume, --mcp-config or prompt")
 	case !c.Demo && !c.VerifyCredential && len(c.Prompts) == 0:
-		return &UsageError{Reason: "no prompt given: pass at least one prompt, --file, \"-\" (standard input), --demo or --verify-credential"}
+		return cmdline.Usagef("no prompt given: pass at least one prompt, --file, \"-\" (standard input), --demo or --verify-credential")
 	}
 	return nil
 }

@@ -13,8 +13,7 @@ import (
 // parse runs parseFlags with a fixed directory and stdin.
 func parse(t *testing.T, stdin string, args ...string) (Config, error) {
 	t.Helper()
-	var stderr strings.Builder
-	return parseFlags(args, flagInput{stderr: &stderr, stdin: strings.NewReader(stdin), getwd: func() (string, error) { return "/wd", nil }})
+	return parseFlags(args, flagInput{stdin: strings.NewReader(stdin), getwd: func() (string, error) { return "/wd", nil }})
 }
 
 func TestFlagsStandAnywhereOnTheLine(t *testing.T) {
@@ -37,9 +36,27 @@ func TestPromptsFromFilesAndStdinInCommandLineOrder(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "p.txt")
 	require.NoError(t, os.WriteFile(file, []byte("from a file\n"), 0o644))
-	c, err := parse(t, "from stdin", "first", "--file", file, "-", "last")
+	c, err := parse(t, "from stdin", "-", "first", "--file", file, "last")
 	require.NoError(t, err)
-	assert.Equal(t, []string{"first", "from a file\n", "from stdin", "last"}, c.Prompts)
+	assert.Equal(t, []string{"from stdin", "first", "from a file\n", "last"}, c.Prompts, "first on the line, stdin is a turn of its own")
+}
+
+// TestStdinJoinsThePromptBeforeIt: `git diff | acprun "Review this diff:" -`
+// is one turn — the instruction, a blank line, the diff — not the
+// instruction alone and then the diff without it (issue #30).
+func TestStdinJoinsThePromptBeforeIt(t *testing.T) {
+	const diff = "diff --git a/x b/x\n+new line\n"
+	c, err := parse(t, diff, "--json", "--command", "gemini --acp", "Review this diff:", "-")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"Review this diff:\n\n" + diff}, c.Prompts)
+
+	c, err = parse(t, diff, "Summarise it.", "Review this diff:\n", "-", "Then say thanks.")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"Summarise it.", "Review this diff:\n\n" + diff, "Then say thanks."}, c.Prompts, "other prompts stay turns of their own")
+
+	c, err = parse(t, diff, "-")
+	require.NoError(t, err)
+	assert.Equal(t, []string{diff}, c.Prompts, "alone, stdin is the turn")
 }
 
 func TestPromptFileAndStdinErrorsAreUsageErrors(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"github.com/segmentio/encoding/json"
 
 	"acpkit.dev/adapter"
+	"acpkit.dev/internal/cmdline"
 )
 
 // FuzzParseFlags checks that no command line panics and that every refusal
@@ -25,10 +26,10 @@ func FuzzParseFlags(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, joined string) {
 		args := strings.Split(joined, "\x00")
-		var stderr bytes.Buffer
-		c, err := parseFlags(args, flagInput{stderr: &stderr, stdin: strings.NewReader("from stdin"), getwd: func() (string, error) { return "/wd", nil },
+		c, err := parseFlags(args, flagInput{stdin: strings.NewReader("from stdin"), getwd: func() (string, error) { return "/wd", nil },
 			// No fuzzed path is read (/dev/zero would never end).
-			readFile: func(p string) ([]byte, error) { return []byte("file " + p), nil }})
+			readFile: func(p string) ([]byte, error) { return []byte("file " + p), nil },
+			checkMCP: func(string) error { return nil }})
 		var ue *UsageError
 		switch {
 		case err == nil && c.Version:
@@ -39,7 +40,7 @@ func FuzzParseFlags(f *testing.F) {
 			if !strings.HasPrefix(c.Cwd, "/") {
 				t.Fatalf("workspace %q is not absolute", c.Cwd)
 			}
-		case errors.Is(err, errHelp), errors.As(err, &ue):
+		case errors.Is(err, cmdline.ErrHelp), errors.As(err, &ue):
 		default:
 			t.Fatalf("untyped error %v", err)
 		}
@@ -75,6 +76,47 @@ func FuzzJSONEventLine(f *testing.F) {
 		}
 		if back.ToolDurationMS != ms || back.ToolError != failed || (back.Usage == nil) != (e.Usage == nil) {
 			t.Fatalf("members changed: %+v vs %+v", back, want)
+		}
+	})
+}
+
+// FuzzWrapText checks the live view's wrapping: no text is lost or
+// reordered (spaces aside, which a break drops), and no line is wider
+// than the terminal.
+func FuzzWrapText(f *testing.F) {
+	f.Add("The reference agent streams", "this text across lines", 30)
+	f.Add("abcdefghijklmnopqrstuvwxyz", "\n\n  x", 14)
+	f.Add("ééé ééé", "", 0)
+	f.Fuzz(func(t *testing.T, a, b string, width int) {
+		width %= 200
+		if width != 0 && width <= textIndent {
+			width = textIndent + 1
+		}
+		if !utf8.ValidString(a) || !utf8.ValidString(b) {
+			return
+		}
+		st := wrapState{col: textIndent}
+		outA, st := wrapText(a, st, textIndent, width)
+		outB, _ := wrapText(b, st, textIndent, width)
+		out := "  agent     " + outA + outB
+		noSpace := func(s string) string {
+			return strings.Map(func(r rune) rune {
+				if r == ' ' || r == '\t' || r == '\n' {
+					return -1
+				}
+				return r
+			}, s)
+		}
+		if noSpace(out[textIndent:]) != noSpace(a+b) {
+			t.Fatalf("text changed: %q became %q", a+b, out)
+		}
+		if width == 0 {
+			return
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if n := utf8.RuneCountInString(l); n > width {
+				t.Fatalf("a line of %d runes on a %d-column terminal: %q", n, width, l)
+			}
 		}
 	})
 }

@@ -27,6 +27,9 @@ type view interface {
 	wire(e adapter.WireEvent)
 	turnEnd(t turnReport)
 	interrupted(hard bool)
+	// pause keeps the view off the terminal while a question is on it
+	// (--permissions ask), until resume is called.
+	pause() (resume func())
 	stopBegin()
 	finish(r runReport)
 	close()
@@ -78,8 +81,16 @@ type jsonResult struct {
 	ExitReason string `json:"exit_reason"`
 	ErrorKind  string `json:"error_kind"`
 	Message    string `json:"message"`
-	SessionID  string `json:"session_id"`
-	Turns      int    `json:"turns"`
+	// Detail is the whole error behind Message (its cause, a runtime's
+	// JSON-RPC error data, DI-11), or "" when Message says it all.
+	Detail    string `json:"detail"`
+	SessionID string `json:"session_id"`
+	Turns     int    `json:"turns"`
+	// PermissionsRefused counts the refused permission requests of every
+	// turn; StoppedAtRefusal is true when a turn's runtime sent nothing
+	// after its last refusal (DI-11).
+	PermissionsRefused int  `json:"permissions_refused"`
+	StoppedAtRefusal   bool `json:"stopped_at_refusal"`
 }
 
 // jsonTimeLayout is RFC 3339 with nanoseconds, always in UTC.
@@ -156,14 +167,20 @@ func (j *jsonView) interrupted(hard bool) {
 }
 
 func (j *jsonView) finish(r runReport) {
-	j.write(jsonResult{
+	res := jsonResult{
 		Type:       "result",
 		ExitReason: r.Reason,
 		ErrorKind:  string(r.Kind),
 		Message:    r.Message,
+		Detail:     r.Detail,
 		SessionID:  r.SessionID,
 		Turns:      len(r.Turns),
-	})
+	}
+	for _, t := range r.Turns {
+		res.PermissionsRefused += t.Result.PermissionsRefused
+		res.StoppedAtRefusal = res.StoppedAtRefusal || stoppedAtRefusal(t.Result)
+	}
+	j.write(res)
 }
 
 // The JSON stream carries only events and the result; progress, interrupt
@@ -174,5 +191,6 @@ func (j *jsonView) sessionStarted(Session, time.Duration) {}
 func (j *jsonView) turnBegin(int, int, string)            {}
 func (j *jsonView) turnEnd(turnReport)                    {}
 func (j *jsonView) stopBegin()                            {}
+func (j *jsonView) pause() func()                         { return func() {} }
 func (j *jsonView) wire(adapter.WireEvent)                {}
 func (j *jsonView) close()                                {}

@@ -220,6 +220,7 @@ func (v *textView) stream(kind, text string) {
 		v.streamBuf.WriteString(text)
 		return
 	}
+	v.clearBelow()
 	if v.drawn {
 		io.WriteString(v.w, ansiClearLine)
 		v.drawn = false
@@ -230,16 +231,91 @@ func (v *textView) stream(kind, text string) {
 			color = ansiDim
 		}
 		fmt.Fprintf(v.w, "  %s ", v.paint(color, fmt.Sprintf("%-*s", tagWidth-1, kind)))
-		v.streamOpen = true
+		v.streamOpen, v.wrap = true, wrapState{col: textIndent}
 	}
-	io.WriteString(v.w, strings.ReplaceAll(text, "\n", "\n"+strings.Repeat(" ", 2+tagWidth)))
+	width := 0
+	if v.width != nil {
+		width = v.width()
+	}
+	var out string
+	out, v.wrap = wrapText(text, v.wrap, textIndent, width)
+	io.WriteString(v.w, out)
+	v.lastChunk = v.now()
 	if v.waiting {
-		v.since = v.now()
+		v.since = v.lastChunk
 	}
+}
+
+// wrapState is where wrapped text stands: the column, whether it ends
+// inside a word, and the spaces after it not yet written (a line never
+// ends in spaces: those where it breaks are dropped).
+type wrapState struct {
+	col     int
+	midWord bool
+	spaces  string
+}
+
+// wrapText lays text out from st on a line whose further lines start at
+// column indent, for a terminal width columns wide (0: no wrapping): a
+// newline goes on indented, and a word that would cross the edge starts
+// the next line, unless it continues one written before (st.midWord) or is
+// longer than a line, which break at the edge. It returns the text to
+// write and where it leaves off. Columns count runes; tabs become spaces.
+func wrapText(text string, st wrapState, indent, width int) (string, wrapState) {
+	var b strings.Builder
+	pad := strings.Repeat(" ", indent)
+	newline := func() {
+		b.WriteString("\n" + pad)
+		st.col, st.spaces = indent, ""
+	}
+	rs := []rune(text)
+	for i := 0; i < len(rs); {
+		switch r := rs[i]; r {
+		case '\n':
+			newline()
+			st.midWord = false
+			i++
+		case ' ':
+			st.spaces += " "
+			st.midWord = false
+			i++
+		case '\t':
+			// A tab stops every four columns from the indent, as spaces:
+			// a terminal's own stops would not be counted.
+			at := st.col + len(st.spaces) - indent
+			st.spaces += strings.Repeat(" ", 4-(at%4+4)%4)
+			st.midWord = false
+			i++
+		default:
+			j := i
+			for j < len(rs) && rs[j] != '\n' && rs[j] != ' ' && rs[j] != '\t' {
+				j++
+			}
+			fresh := !st.midWord && st.col > indent
+			if width > 0 && (fresh && st.col+len(st.spaces)+j-i > width || st.col+len(st.spaces) >= width) {
+				newline()
+			} else {
+				b.WriteString(st.spaces)
+				st.col += len(st.spaces)
+				st.spaces = ""
+			}
+			for _, wr := range rs[i:j] {
+				if width > 0 && st.col >= width {
+					newline()
+				}
+				b.WriteRune(wr)
+				st.col++
+			}
+			st.midWord = true
+			i = j
+		}
+	}
+	return b.String(), st
 }
 
 // endStream finishes the stream in progress, if any. v.mu is held.
 func (v *textView) endStream() {
+	v.clearBelow()
 	switch {
 	case v.streamOpen:
 		io.WriteString(v.w, "\n")

@@ -1,6 +1,10 @@
 package cli
 
-import "strings"
+import (
+	"strings"
+
+	"acpkit.dev/adapter"
+)
 
 // noticeKind tells the readable view what a notification event is. The
 // adapter reports its own notices and the agent's text through the same
@@ -13,8 +17,12 @@ const (
 	noticeChunk noticeKind = iota
 	// noticeAgentText is a completed agent message (EV-5).
 	noticeAgentText
-	// noticeRefused is a permission request the adapter refused (PM-1).
+	// noticeRefused is a permission request the adapter refused (PM-1),
+	// also on a --permissions policy's or a person's decision (PM-11).
 	noticeRefused
+	// noticeApproved is a permission request approved by a --permissions
+	// policy or a person (PM-11).
+	noticeApproved
 	// noticeNeedsPerson is a request only a person could answer (PM-2, PM-3).
 	noticeNeedsPerson
 	// noticeGap is the once-per-session capability-gap notice (CAP-6).
@@ -26,6 +34,8 @@ const (
 // The adapter's notice texts (byte for byte from the spec).
 const (
 	msgRefused      = "refused a permission request because this run is unattended and no one can approve it"
+	msgRefusedBy    = "refused a permission request: "
+	msgApproved     = "approved a permission request: "
 	msgNeedsGrant   = "the agent needs a permission this unattended run cannot grant"
 	msgNeedsAnswer  = "the agent asked for something only a person could give, and this unattended run has no one to give it: "
 	msgGapPrefix    = "this session started with a declared capability gap in: "
@@ -37,8 +47,10 @@ func classifyNotice(msg string) noticeKind {
 	switch {
 	case msg == "":
 		return noticeChunk
-	case msg == msgRefused:
+	case msg == msgRefused, strings.HasPrefix(msg, msgRefusedBy):
 		return noticeRefused
+	case strings.HasPrefix(msg, msgApproved):
+		return noticeApproved
 	case msg == msgNeedsGrant, strings.HasPrefix(msg, msgNeedsAnswer):
 		return noticeNeedsPerson
 	case strings.HasPrefix(msg, msgGapPrefix):
@@ -48,4 +60,14 @@ func classifyNotice(msg string) noticeKind {
 	default:
 		return noticeAgentText
 	}
+}
+
+// msgStoppedAtRefusal says in words what DI-11's facts mean when a turn
+// refused a permission and nothing followed the last refusal.
+const msgStoppedAtRefusal = "the runtime stopped at a refused permission; nothing ran after it"
+
+// stoppedAtRefusal reports a turn whose runtime stopped at a refused
+// permission (DI-11): it refused one and sent nothing after the last.
+func stoppedAtRefusal(r adapter.TurnResult) bool {
+	return r.PermissionsRefused > 0 && !r.UpdatedAfterRefusal
 }

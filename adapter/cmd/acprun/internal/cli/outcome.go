@@ -63,6 +63,12 @@ type runReport struct {
 	Interrupts int
 	// failure is the raw text of the error that ended the run.
 	failure string
+	// usage is a command-line error only the runtime could reveal (an
+	// --auth-method it does not advertise): acprun exits 2 with it and
+	// no view output.
+	usage error
+	// Detail is the whole error behind Message when it says more.
+	Detail string
 }
 
 // statusOf maps a finished turn to its exit status and reason. A turn that

@@ -9,12 +9,14 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode"
 
 	"acpkit.dev/adapter"
 	"acpkit.dev/adapter/cmd/acprun/internal/transcript"
+	"acpkit.dev/internal/cmdline"
 )
 
 // Env is everything Main takes from its process, so tests can supply fakes.
@@ -26,13 +28,21 @@ type Env struct {
 	// Stdout receives the view or the JSON lines; Stderr usage text,
 	// interrupt notes and adapter logs.
 	Stdout, Stderr io.Writer
-	// Live selects the live view (progress indicator, colour): set it only
-	// when Stdout is a terminal.
+	// Live selects the live view, where agent text streams as it arrives:
+	// set it only when Stdout is a terminal.
 	Live bool
-	// Color allows ANSI colour in the live view.
+	// Color allows escape codes in the live view: colour and the progress
+	// indicator. Leave it off under TERM=dumb or NO_COLOR.
 	Color bool
 	// Tick paces the progress indicator of the live view; nil disables it.
 	Tick <-chan time.Time
+	// Width returns the terminal's width in columns, for wrapping streamed
+	// lines under their tag; nil, or 0, leaves lines unwrapped.
+	Width func() int
+	// OpenTTY opens the controlling terminal, where --permissions ask puts
+	// its questions; nil, or an error, means there is none and every
+	// question is refused.
+	OpenTTY func() (io.ReadWriteCloser, error)
 	// Signals delivers os.Interrupt, syscall.SIGTERM and syscall.SIGHUP;
 	// nil means none.
 	Signals <-chan os.Signal
@@ -40,43 +50,57 @@ type Env struct {
 	Getwd func() (string, error)
 	// Now reads the clock for durations.
 	Now func() time.Time
-	// NewRuntime builds the adapter binding, its logs going to logger,
-	// its sessions' traffic to tap (adapter.WithWireTap) and its
-	// runtimes' descendants contained as contain asks (TD-15).
-	NewRuntime func(logger *slog.Logger, tap func(adapter.WireEvent), contain adapter.Containment) (Runtime, error)
+	// NewRuntime builds the adapter binding.
+	NewRuntime func(RuntimeOptions) (Runtime, error)
 	// ReferenceAgent returns the path of a binary that runs the reference
 	// agent as `PATH refagent` — acprun's own executable; it is called only
 	// when --command is absent.
 	ReferenceAgent func(ctx context.Context) (string, error)
 }
 
+// RuntimeOptions are what the adapter binding is built with.
+type RuntimeOptions struct {
+	// Logger receives the adapter's log records.
+	Logger *slog.Logger
+	// Tap receives the sessions' traffic (adapter.WithWireTap).
+	Tap func(adapter.WireEvent)
+	// PermissionHook decides permission requests (adapter.WithPermissionHook);
+	// nil leaves the adapter's own refusal (--permissions refuse).
+	PermissionHook adapter.PermissionHook
+	// Containment is how the runtimes' descendants are contained (TD-15,
+	// adapter.WithContainment).
+	Containment adapter.Containment
+}
+
 // Main runs acprun and returns its exit status.
 func Main(env Env) int {
-	cfg, err := parseFlags(env.Args, flagInput{stderr: env.Stderr, stdin: env.Stdin, getwd: env.Getwd})
+	cfg, err := parseFlags(env.Args, flagInput{stdin: env.Stdin, getwd: env.Getwd})
 	switch {
-	case errors.Is(err, errHelp):
+	case errors.Is(err, cmdline.ErrHelp):
+		help(env.Stdout)
 		return ExitCompleted
 	case err == nil && cfg.Version:
 		fmt.Fprintln(env.Stdout, versionLine())
 		return ExitCompleted
 	case err != nil:
-		var ue *UsageError
-		if errors.As(err, &ue) {
-			fmt.Fprintf(env.Stderr, "acprun: %s\n", ue.Reason)
-		} else {
-			fmt.Fprintf(env.Stderr, "acprun: %v\n", err)
+		if _, ok := errors.AsType[*UsageError](err); ok {
+			return cmdline.Report(env.Stderr, "acprun", usageHead, err)
 		}
+		fmt.Fprintf(env.Stderr, "acprun: %v\n", err)
 		return ExitUsage
 	}
 	var v view
 	logTo := env.Stderr
-	if cfg.JSON {
+	switch {
+	case cfg.JSON:
 		jv := newJSONView(env.Stdout, env.Stderr)
 		jv.quietStall = cfg.QuietStall
 		v = jv
-	} else {
+	case cfg.Final:
+		v = newFinalView(env.Stdout, env.Stderr)
+	default:
 		tv := newTextView(env.Stdout, env.Live, env.Color, env.Tick, env.Now)
-		tv.verbose = cfg.Verbose
+		tv.verbose, tv.width = cfg.Verbose, env.Width
 		v, logTo = tv, tv.logWriter(env.Stderr)
 	}
 	defer v.close()
@@ -124,6 +148,12 @@ type run struct {
 	stopErr  error
 	stopTook time.Duration
 	bg       sync.WaitGroup // the hard-teardown goroutine
+
+	// forced is set once a person forced the stop (a second interrupt,
+	// SIGTERM, SIGHUP).
+	forced atomic.Bool
+	// askMu puts one --permissions ask question on the terminal at a time.
+	askMu sync.Mutex
 }
 
 func (r *run) main() int {
@@ -145,6 +175,9 @@ func (r *run) main() int {
 	r.mu.Lock()
 	rep.Interrupts = r.interrupts
 	r.mu.Unlock()
+	if rep.usage != nil {
+		return cmdline.Report(r.env.Stderr, "acprun", usageHead, rep.usage)
+	}
 	if rep.Status == ExitStartFailed || rep.Status == ExitTurnFailed {
 		writeFailureNotes(r.logTo, &r.tail, rep.Command, rep.failure)
 	}
@@ -186,8 +219,13 @@ func (r *run) session() runReport {
 	if r.rec != nil {
 		r.rec.Start(transcript.Header{Recorder: versionLine(), Command: command, Cwd: r.cfg.Cwd}, r.env.Now())
 	}
-	logger := slog.New(newTailHandler(slog.NewTextHandler(r.logTo, &slog.HandlerOptions{Level: r.cfg.LogLevel}), &r.tail, r.cont.logged))
-	rt, err := r.env.NewRuntime(logger, r.onWire, r.cfg.Containment)
+	tail := newTailHandler(slog.NewTextHandler(r.logTo, &slog.HandlerOptions{Level: r.cfg.LogLevel}), &r.tail, r.cont.logged)
+	if !r.cfg.LogLevelGiven {
+		// After a stop the person forced, the adapter's reports of it are
+		// noise on their terminal; asked for with --log-level, they stay.
+		tail.mute = r.forced.Load
+	}
+	rt, err := r.env.NewRuntime(RuntimeOptions{Logger: slog.New(tail), Tap: r.onWire, PermissionHook: r.permissionHook(), Containment: r.cfg.Containment})
 	if err != nil {
 		r.view.startupFailed(err)
 		return fail(err, ExitStartFailed, reasonStartFailed)
@@ -202,6 +240,7 @@ func (r *run) session() runReport {
 			TurnTimeoutMS: millis(r.cfg.TurnTimeout),
 			StopGraceMS:   millis(r.cfg.StopGrace),
 		},
+		AuthMethodID:             r.cfg.AuthMethod,
 		ResumeSessionID:          r.cfg.Resume,
 		SSHHost:                  r.cfg.SSHHost,
 		SSHStrictHostKeyChecking: r.cfg.SSHStrictHostKeyChecking,
@@ -232,6 +271,13 @@ func (r *run) session() runReport {
 	if hard {
 		// A second interrupt during the start: tear down now.
 		r.stopAsync()
+	}
+	if ame, ok := errors.AsType[*adapter.AuthMethodError](err); ok {
+		// --auth-method named a method the runtime does not advertise: the
+		// command line is wrong (AU-5), which only the runtime could say.
+		r.stop(&rep)
+		rep.Status, rep.usage = ExitUsage, fmt.Errorf("--auth-method %q: %w", r.cfg.AuthMethod, advertisedOnly(ame))
+		return rep
 	}
 	if err != nil {
 		r.view.startupFailed(err)
@@ -274,7 +320,7 @@ func (r *run) session() runReport {
 			// connection), a person stopped it.
 			rep.Status, rep.Reason = ExitCancelled, reasonCancelled
 		}
-		rep.Kind, rep.Message, rep.failure = t.Kind, t.Message, t.failure
+		rep.Kind, rep.Message, rep.Detail, rep.failure = t.Kind, t.Message, t.Detail, t.failure
 		rep.Skipped = len(r.cfg.Prompts) - i - 1
 		break
 	}
@@ -410,6 +456,7 @@ func (r *run) watchSignals(done <-chan struct{}) {
 				}
 				continue
 			}
+			r.forced.Store(true)
 			r.view.interrupted(true)
 			r.hardStop()
 			if started {
@@ -418,3 +465,14 @@ func (r *run) watchSignals(done <-chan struct{}) {
 		}
 	}
 }
+
+// advertisedOnly says which auth methods the runtime does advertise.
+func advertisedOnly(e *adapter.AuthMethodError) error {
+	if len(e.Advertised) == 0 {
+		return errors.New("the runtime advertises no auth method")
+	}
+	return fmt.Errorf("the runtime advertises %s", strings.Join(e.Advertised, ", "))
+}
+
+// versionLine is what --version prints.
+func versionLine() string { return cmdline.Version("acprun") }

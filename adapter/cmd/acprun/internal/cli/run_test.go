@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -54,11 +55,11 @@ func TestUsageErrors(t *testing.T) {
 		want string
 	}{
 		{"no prompt", nil, "no prompt given"},
-		{"unknown flag", []string{"--nope", "hi"}, "flag provided but not defined"},
+		{"unknown flag", []string{"--nope", "hi"}, "unknown flag --nope"},
 		{"negative read timeout", []string{"--read-timeout", "-1s", "hi"}, "--read-timeout must not be negative"},
 		{"negative stop grace", []string{"--stop-grace", "-1s", "hi"}, "--stop-grace must not be negative"},
 		{"negative turn timeout", []string{"--turn-timeout", "-1s", "hi"}, "--turn-timeout must not be negative"},
-		{"bad duration", []string{"--turn-timeout", "soon", "hi"}, "invalid value"},
+		{"bad duration", []string{"--turn-timeout", "soon", "hi"}, `"soon" is not a duration: use a unit, e.g. 5s`},
 		{"demo with prompt", []string{"--demo", "hi"}, "--demo runs its own prompts"},
 		{"demo with command", []string{"--demo", "--command", "x"}, "--demo runs its own prompts"},
 		{"verify with prompt", []string{"--verify-credential", "hi"}, "--verify-credential sends its own prompt"},
@@ -80,18 +81,31 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
-func TestHelpExitsZero(t *testing.T) {
-	h := newHarness(newFake())
-	assert.Equal(t, ExitCompleted, h.run("--help"))
-	assert.Contains(t, h.stderr.String(), "usage: acprun")
-	assert.Contains(t, h.stderr.String(), "-verify-credential")
+func TestHelpExitsZeroOnStdout(t *testing.T) {
+	for _, arg := range []string{"--help", "-h"} {
+		h := newHarness(newFake())
+		assert.Equal(t, ExitCompleted, h.run("hello", arg))
+		assert.Contains(t, h.stdout.String(), "usage: acprun")
+		assert.Contains(t, h.stdout.String(), "--verify-credential")
+		assert.Empty(t, h.stderr.String())
+		assert.Zero(t, h.rt.stopCalls, "help starts no session")
+	}
+}
+
+// mcpFile writes an MCP server file and returns its path.
+func mcpFile(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "mcp.json")
+	require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+	return p
 }
 
 func TestStartParamsFromFlags(t *testing.T) {
 	rt := newFake(completed())
 	h := newHarness(rt)
+	mcp := mcpFile(t, `{"mcpServers":{}}`)
 	status := h.run("--command", "gemini --acp", "--cwd", "ws", "--resume", "saved-1",
-		"--mcp-config", "conf/mcp.json", "--read-timeout", "1500us", "--stop-grace", "2s",
+		"--mcp-config", mcp, "--read-timeout", "1500us", "--stop-grace", "2", "--auth-method", "api-key",
 		"--turn-timeout", "1m", "--json", "hello")
 	require.Equal(t, ExitCompleted, status, h.stderr.String())
 	assert.Equal(t, adapter.StartParams{
@@ -101,7 +115,8 @@ func TestStartParamsFromFlags(t *testing.T) {
 			ReadTimeoutMS: 2, StopGraceMS: 2000, TurnTimeoutMS: 60000,
 		},
 		ResumeSessionID: "saved-1",
-		MCPConfigPath:   "/work/here/conf/mcp.json",
+		MCPConfigPath:   mcp,
+		AuthMethodID:    "api-key",
 	}, rt.start)
 	assert.Equal(t, []string{"hello"}, rt.prompts)
 }

@@ -48,3 +48,7 @@ const RefagentSubcommand = "refagent"
 // runtime: `acprun replay FILE` plays the runtime's side of a --record
 // transcript on its standard input and output.
 const ReplaySubcommand = "replay"
+
+// ShowSubcommand is the first argument that makes acprun print a --record
+// transcript as a timeline: `acprun show FILE`.
+const ShowSubcommand = "show"

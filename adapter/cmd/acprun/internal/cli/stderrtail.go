@@ -90,9 +90,13 @@ type tailHandler struct {
 	// seen is told every record's message (the resume watch reads the
 	// continuation records); nil for none.
 	seen func(msg string)
+	// mute, when it reports true, keeps records from next: after a stop a
+	// person forced, what the adapter logs about it is noise. nil never
+	// mutes.
+	mute func() bool
 }
 
-func newTailHandler(next slog.Handler, tail *stderrTail, seen func(string)) slog.Handler {
+func newTailHandler(next slog.Handler, tail *stderrTail, seen func(string)) *tailHandler {
 	return &tailHandler{next: next, tail: tail, seen: seen}
 }
 
@@ -116,18 +120,18 @@ func (h *tailHandler) Handle(ctx context.Context, r slog.Record) error {
 			return true
 		})
 	}
-	if !h.next.Enabled(ctx, r.Level) {
+	if !h.next.Enabled(ctx, r.Level) || h.mute != nil && h.mute() {
 		return nil
 	}
 	return h.next.Handle(ctx, r)
 }
 
 func (h *tailHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return &tailHandler{next: h.next.WithAttrs(attrs), tail: h.tail, seen: h.seen}
+	return &tailHandler{next: h.next.WithAttrs(attrs), tail: h.tail, seen: h.seen, mute: h.mute}
 }
 
 func (h *tailHandler) WithGroup(name string) slog.Handler {
-	return &tailHandler{next: h.next.WithGroup(name), tail: h.tail, seen: h.seen}
+	return &tailHandler{next: h.next.WithGroup(name), tail: h.tail, seen: h.seen, mute: h.mute}
 }
 
 // writeFailureNotes writes, for a run that did not complete, the runtime's

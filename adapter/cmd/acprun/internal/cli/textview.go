@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -23,22 +24,50 @@ const (
 	ansiCyan      = "\x1b[36m"
 )
 
+// The sequences that draw the indicator below a paused message:
+// ansiEraseLine erases the line the cursor is on, ansiEraseBelow from the
+// cursor to the end of the screen, ansiUp moves one line up and ansiColumn
+// (with fmt) to a 1-based column.
+const (
+	ansiEraseLine  = "\x1b[2K"
+	ansiEraseBelow = "\x1b[J"
+	ansiUp         = "\x1b[1A"
+	ansiColumn     = "\x1b[%dG"
+)
+
 // spinnerFrames animate the progress indicator.
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
 // tagWidth aligns the event lines' text after their tag.
 const tagWidth = 10
 
+// textIndent is the column the text of an event line starts at, and where
+// its further lines are indented to.
+const textIndent = 2 + tagWidth
+
+// streamPause is how long an open message must stay silent before the
+// progress indicator comes back, on the line below it.
+const streamPause = 500 * time.Millisecond
+
 // textView is the readable view. Without live it writes plain lines only,
 // identical from run to run but for what the runtime and the clock report;
-// with live it adds colour and a progress indicator redrawn on every tick
-// while acprun waits on the runtime.
+// live, agent text streams as it arrives, wrapped under its tag to the
+// terminal's width; with color too (escape codes allowed) it adds colour
+// and a progress indicator redrawn on every tick while acprun waits on the
+// runtime.
 type textView struct {
 	mu    sync.Mutex
 	w     io.Writer
 	live  bool
 	color bool
 	now   func() time.Time
+	// width is the terminal's width in columns; nil or 0 wraps nothing.
+	width func() int
+	// paused: a question is on the terminal (--permissions ask); nothing
+	// is drawn over it.
+	paused bool
+	// starting is the start's line, written before the next one.
+	starting string
 
 	waiting bool      // the progress indicator is shown
 	label   string    // what acprun waits for
@@ -54,11 +83,16 @@ type textView struct {
 	verbose bool
 	// The stream in progress (liveview.go): its kind, whether its line is
 	// open on the terminal, the text collected without the live view, and
-	// whether agent text streamed since the last completed message.
+	// whether agent text streamed since the last completed message. Live,
+	// wrap is where the open line stands, lastChunk when text last
+	// arrived, and below whether the indicator is drawn on the line below.
 	streamKind    string
 	streamOpen    bool
 	streamBuf     strings.Builder
 	agentStreamed bool
+	wrap          wrapState
+	lastChunk     time.Time
+	below         bool
 	// queue holds what the wire tap read until its event arrives.
 	queue wireQueue
 
@@ -68,7 +102,7 @@ type textView struct {
 
 func newTextView(w io.Writer, live, color bool, tick <-chan time.Time, now func() time.Time) *textView {
 	v := &textView{w: w, live: live, color: live && color, now: now, quit: make(chan struct{}), done: make(chan struct{})}
-	if live && tick != nil {
+	if v.color && tick != nil {
 		go v.spin(tick)
 	} else {
 		close(v.done)
@@ -91,10 +125,15 @@ func (v *textView) spin(tick <-chan time.Time) {
 	}
 }
 
-// drawSpinner draws the indicator line; v.mu is held.
+// drawSpinner draws the indicator line; v.mu is held. A streaming line is
+// never overdrawn: while its message pauses, the indicator runs on the line
+// below and the cursor goes back to where the text continues.
 func (v *textView) drawSpinner() {
-	if !v.waiting || v.streamOpen {
-		return // a streaming line is never overdrawn
+	if !v.waiting || v.paused || !v.color {
+		return
+	}
+	if v.streamOpen && (v.now().Sub(v.lastChunk) < streamPause || v.wrap.col >= v.cols()) {
+		return
 	}
 	v.frame = (v.frame + 1) % len(spinnerFrames)
 	label := v.label
@@ -102,8 +141,47 @@ func (v *textView) drawSpinner() {
 		label = fmt.Sprintf("the agent is writing (%d %s)", v.chunks, plural(v.chunks, "chunk", "chunks"))
 	}
 	elapsed := v.now().Sub(v.since)
-	fmt.Fprintf(v.w, "%s%s %s %s", ansiClearLine, v.paint(ansiCyan, spinnerFrames[v.frame]), label, v.paint(ansiDim, fmtDur(elapsed)))
+	indicator := fmt.Sprintf("%s %s %s", v.paint(ansiCyan, spinnerFrames[v.frame]), label, v.paint(ansiDim, fmtDur(elapsed)))
+	if v.streamOpen {
+		fmt.Fprintf(v.w, "\r\n%s%s%s"+ansiColumn, ansiEraseLine, indicator, ansiUp, v.wrap.col+1)
+		v.below = true
+		return
+	}
+	fmt.Fprintf(v.w, "%s%s", ansiClearLine, indicator)
 	v.drawn = true
+}
+
+// cols is the terminal's width, or a width nothing reaches when unknown.
+func (v *textView) cols() int {
+	if v.width != nil {
+		if w := v.width(); w > 0 {
+			return w
+		}
+	}
+	return math.MaxInt
+}
+
+// clearBelow erases the indicator drawn below an open message; v.mu is
+// held.
+func (v *textView) clearBelow() {
+	if v.below {
+		io.WriteString(v.w, ansiEraseBelow)
+		v.below = false
+	}
+}
+
+// pause clears the terminal for a question and keeps the indicator off it
+// until resume: an open message ends its line (it continues on a new one).
+func (v *textView) pause() (resume func()) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.makeRoom()
+	v.paused = true
+	return func() {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		v.paused = false
+	}
 }
 
 // wait shows the indicator with label; v.mu is held.
@@ -113,6 +191,7 @@ func (v *textView) wait(label string) {
 
 // line writes one line, first clearing the indicator; v.mu is held.
 func (v *textView) line(format string, args ...any) {
+	v.clearBelow()
 	if v.streamKind != "" {
 		v.endStream()
 	}
@@ -120,14 +199,22 @@ func (v *textView) line(format string, args ...any) {
 		io.WriteString(v.w, ansiClearLine)
 		v.drawn = false
 	}
+	if s := v.starting; s != "" {
+		v.starting = ""
+		io.WriteString(v.w, s+"\n")
+	}
 	fmt.Fprintf(v.w, format+"\n", args...)
 }
 
 // tagged writes an event line: a fixed-width tag, then text whose further
-// lines are indented under the first.
+// lines are indented under the first; live, lines longer than the terminal
+// is wide wrap there, indented the same way.
 func (v *textView) tagged(color, tag, text string) {
-	pad := strings.Repeat(" ", 2+tagWidth)
-	text = strings.ReplaceAll(strings.TrimRight(text, "\n"), "\n", "\n"+pad)
+	width := 0
+	if v.live && v.width != nil {
+		width = v.width()
+	}
+	text, _ = wrapText(strings.TrimRight(text, "\n"), wrapState{col: textIndent}, textIndent, width)
 	// One space always separates the tag, however long, from the text.
 	v.line("  %s %s", v.paint(color, fmt.Sprintf("%-*s", tagWidth-1, tag)), text)
 }
@@ -148,7 +235,10 @@ func (v *textView) status(label string) {
 func (v *textView) startBegin(command, cwd string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.line("%s %s", v.paint(ansiBold, "acprun"), fmt.Sprintf("starting %s in %s", command, cwd))
+	// Written with the next line: a start that turns out to be a usage
+	// error (an --auth-method the runtime does not advertise) leaves
+	// stdout empty.
+	v.starting = fmt.Sprintf("%s starting %s in %s", v.paint(ansiBold, "acprun"), command, cwd)
 	v.wait("starting the runtime")
 }
 
@@ -211,6 +301,8 @@ func (v *textView) event(e adapter.Event) {
 			v.tagged(ansiBold, "agent", e.Message)
 		case noticeRefused:
 			v.tagged(ansiYellow, "refused", e.Message)
+		case noticeApproved:
+			v.tagged(ansiGreen, "approved", e.Message)
 		case noticeNeedsPerson:
 			v.tagged(ansiYellow, "needs you", e.Message)
 		case noticeGap:
@@ -255,6 +347,9 @@ func (v *textView) turnEnd(t turnReport) {
 	head := fmt.Sprintf("turn %d", t.N)
 	if t.Detail != "" {
 		t.Message = t.Detail
+	}
+	if stoppedAtRefusal(t.Result) {
+		v.tagged(ansiYellow, "note", msgStoppedAtRefusal)
 	}
 	switch t.Outcome {
 	case adapter.EventTurnCompleted:
@@ -350,18 +445,25 @@ func (v *textView) logWriter(stderr io.Writer) io.Writer {
 	return writerFunc(func(p []byte) (int, error) {
 		v.mu.Lock()
 		defer v.mu.Unlock()
-		if v.drawn {
-			io.WriteString(v.w, ansiClearLine)
-			v.drawn = false
-		}
-		if v.streamOpen {
-			// The record gets its own line; the stream resumes on a new
-			// tagged one.
-			io.WriteString(v.w, "\n")
-			v.streamOpen, v.streamKind = false, ""
-		}
+		v.makeRoom()
 		return stderr.Write(p)
 	})
+}
+
+// makeRoom leaves the cursor at the start of an empty line for something
+// written past the view (a log record, a question): the indicator is
+// erased, and an open message ends its line — it resumes on a new tagged
+// one. v.mu is held.
+func (v *textView) makeRoom() {
+	v.clearBelow()
+	if v.drawn {
+		io.WriteString(v.w, ansiClearLine)
+		v.drawn = false
+	}
+	if v.streamOpen {
+		io.WriteString(v.w, "\n")
+		v.streamOpen, v.streamKind = false, ""
+	}
 }
 
 // writerFunc adapts a function to io.Writer.
@@ -375,6 +477,7 @@ func (v *textView) close() {
 	<-v.done
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	v.clearBelow()
 	if v.drawn {
 		io.WriteString(v.w, ansiClearLine)
 		v.drawn = false

@@ -76,13 +76,13 @@ func TestLiveViewDrawsAndClearsTheProgressIndicator(t *testing.T) {
 func TestLiveViewSpinsOnTicks(t *testing.T) {
 	var out bytes.Buffer
 	tick := make(chan time.Time)
-	v := newTextView(&out, true, false, tick, func() time.Time { return epoch })
+	v := newTextView(&out, true, true, tick, func() time.Time { return epoch })
 	v.status("starting the runtime")
 	tick <- epoch
 	tick <- epoch // taken only after the first tick was drawn
 	v.close()
 	s := out.String()
-	assert.Contains(t, s, spinnerFrames[1]+" starting the runtime 0ms")
+	assert.Contains(t, s, ansiCyan+spinnerFrames[1]+ansiReset+" starting the runtime "+ansiDim+"0ms")
 	assert.True(t, strings.HasSuffix(s, ansiClearLine), "close clears the indicator")
 }
 
@@ -96,13 +96,13 @@ func TestLiveViewWithoutColor(t *testing.T) {
 
 func TestLiveViewClearsTheIndicatorBeforeALogRecord(t *testing.T) {
 	var out, logs bytes.Buffer
-	v := newTextView(&out, true, false, nil, func() time.Time { return epoch })
+	v := newTextView(&out, true, true, nil, func() time.Time { return epoch })
 	v.status("building the reference agent")
 	draw(v)
 	w := v.logWriter(&logs)
 	_, err := w.Write([]byte("level=WARN msg=x\n"))
 	assert.NoError(t, err)
-	assert.True(t, strings.HasSuffix(out.String(), "0ms"+ansiClearLine), "the indicator line is cleared before the record")
+	assert.True(t, strings.HasSuffix(out.String(), "0ms"+ansiReset+ansiClearLine), "the indicator line is cleared before the record")
 	assert.Equal(t, "level=WARN msg=x\n", logs.String())
 	v.close()
 

@@ -68,7 +68,11 @@ var ErrDiverged = errors.New("replay: the client diverged from the transcript")
 type rpc struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
 }
+
+// methodPrompt is the request whose content the replay checks.
+const methodPrompt = "session/prompt"
 
 func decodeRPC(line []byte) (rpc, bool) {
 	var m rpc
@@ -88,7 +92,8 @@ func (m rpc) isResponse() bool { return m.Method == "" && len(m.ID) > 0 }
 // runtime wrote go to stdout (and stderr) in the recorded order, and where
 // the recording has the client write, the replay reads the client's next
 // line from stdin first. The live client's requests must come in the
-// recorded order with the recorded methods; each recorded response goes
+// recorded order with the recorded methods, and each session/prompt with
+// the recorded prompt text; each recorded response goes
 // back under the id the live client used for the matching request (the
 // line byte for byte when the ids agree). It returns the exit code the
 // recorded runtime ended with: at once when it died with a request of the
@@ -125,6 +130,13 @@ func Replay(t *Transcript, stdin io.Reader, stdout, stderr io.Writer) (int, erro
 			}
 			if wm.Method != gm.Method {
 				return 1, fmt.Errorf("%w: expected the client's next message to be %s, got %s", ErrDiverged, describe(wm), describe(gm))
+			}
+			if wm.Method == methodPrompt {
+				// The answers were recorded for one prompt: played back to
+				// another, they would pass for its answers.
+				if w, g := promptText(wm.Params), promptText(gm.Params); w != g {
+					return 1, fmt.Errorf("%w: the client sent the prompt %s where the recording has %s", ErrDiverged, quote(g, 200), quote(w, 200))
+				}
 			}
 			if wm.isRequest() {
 				ids[string(wm.ID)] = gm.ID

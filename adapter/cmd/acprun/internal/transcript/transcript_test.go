@@ -150,7 +150,8 @@ func TestReplayEndsWhenTheClientStopsEarly(t *testing.T) {
 	assert.Equal(t, 0, code)
 }
 
-// FuzzRead checks that no file panics the reader: it parses or refuses.
+// FuzzRead checks that no file panics the reader, the replay or the
+// timeline: it parses or refuses.
 func FuzzRead(f *testing.F) {
 	f.Add([]byte(`{"format":"acprun-transcript","version":1}` + "\n" + `{"t_ns":1,"kind":"send","text":"x"}` + "\n"))
 	f.Add([]byte(`{"format":"acprun-transcript","version":1}` + "\n" + `{"t_ns":1,"kind":"recv","base64":"!!"}` + "\n"))
@@ -165,6 +166,7 @@ func FuzzRead(f *testing.F) {
 			_, _ = e.Line()
 		}
 		_, _ = Replay(tr, bytes.NewReader(nil), io.Discard, io.Discard)
+		_ = Show(io.Discard, tr)
 	})
 }
 

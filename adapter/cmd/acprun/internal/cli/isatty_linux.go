@@ -1,9 +1,0 @@
-package cli
-
-import "golang.org/x/sys/unix"
-
-// IsTerminal reports whether fd is a terminal.
-func IsTerminal(fd uintptr) bool {
-	_, err := unix.IoctlGetTermios(int(fd), unix.TCGETS)
-	return err == nil
-}
