@@ -2,6 +2,7 @@ package browsertest_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,11 +18,11 @@ import (
 	"acpkit.dev/conformance/internal/testbin"
 )
 
-// acpcheck (the scenario agent) and the reference client, built once.
-var acpcheck, refclient string
+// acpcheck, the reference agent and the reference client, built once.
+var acpcheck, refagent, refclient string
 
 func TestMain(m *testing.M) {
-	testbin.MainBuilding(m, map[string]*string{testbin.ACPCheck: &acpcheck, testbin.RefClient: &refclient})
+	testbin.MainBuilding(m, map[string]*string{testbin.ACPCheck: &acpcheck, testbin.RefAgent: &refagent, testbin.RefClient: &refclient})
 }
 
 // chromium is Debian's headless browser (scripts/install-test-deps.sh
@@ -40,43 +41,49 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
-// report grades the reference client with a defect that fails
-// update.unknown-variant, one that fails permission.answered listed as a
-// known failure, and writes the HTML page.
-func report(t *testing.T) string {
+// acpcheckHTML runs the acpcheck command with args, --html added before
+// them (after "client" for client grading: after "--" every argument is
+// the client's), expects exit status want, and returns the page written.
+func acpcheckHTML(t *testing.T, want int, args ...string) string {
 	t.Helper()
-	rep, err := check.GradeClient(context.Background(), check.ClientStandard(), check.ClientConfig{
-		Argv:         []string{refclient, "--fail-unknown-update", "--no-client-info", "--", check.AgentPlaceholder},
-		AgentProgram: acpcheck,
-		Timeout:      10 * time.Second,
-		ExitBound:    3 * time.Second,
-		Only:         []string{"session.turn", "handshake.client-info", "update.unknown-variant", "fs.read"},
-	})
-	require.NoError(t, err)
-	rep.ApplyBaseline(check.Baseline{"handshake.client-info": "this test's known failure"})
-	path := filepath.Join(t.TempDir(), "report.html")
-	f, err := os.Create(path)
-	require.NoError(t, err)
-	require.NoError(t, check.WriteHTML(f, rep))
-	require.NoError(t, f.Close())
-	return path
+	page := filepath.Join(t.TempDir(), "report.html")
+	argv := append([]string{"--html", page}, args...)
+	if len(args) > 0 && args[0] == "client" {
+		argv = append([]string{"client", "--html", page}, args[1:]...)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, acpcheck, argv...)
+	cmd.Dir = t.TempDir()
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if exit := (*exec.ExitError)(nil); errors.As(err, &exit) {
+		code = exit.ExitCode()
+	} else {
+		require.NoError(t, err, "%s", out)
+	}
+	require.Equal(t, want, code, "%s", out)
+	return page
 }
 
-// TestHTMLReport_WhatAPersonSees opens the page in headless Chromium: the
-// verdict, the failing row, the failed check's transcript open with the
-// exchange in two columns, the known failure's transcript closed until
-// its summary is clicked, and nothing loaded from anywhere else.
-func TestHTMLReport_WhatAPersonSees(t *testing.T) {
-	browser := chromium(t)
-	page := report(t)
+// page is a report opened in headless Chromium.
+type page struct {
+	t   *testing.T
+	ctx context.Context
+}
 
+// open starts Chromium on the file and returns the page once loaded; the
+// browser is stopped, and its profile removed, when the test ends.
+func open(t *testing.T, path string) page {
+	t.Helper()
 	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(browser),
+		chromedp.ExecPath(chromium(t)),
 		chromedp.Headless,
 		chromedp.DisableGPU,
 		chromedp.NoFirstRun,
 		chromedp.NoDefaultBrowserCheck,
 		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 900),
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
@@ -85,51 +92,136 @@ func TestHTMLReport_WhatAPersonSees(t *testing.T) {
 		opts = append(opts, chromedp.NoSandbox) // Chromium refuses to run as root with its sandbox
 	}
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
 	ctx, cancel := chromedp.NewContext(allocCtx)
-	defer cancel()
 	// A bound on the whole browser session, from the allocator down (a
 	// timeout on a context that has not run yet would stop the browser).
 	timer := time.AfterFunc(2*time.Minute, cancel)
-	defer timer.Stop()
+	t.Cleanup(func() {
+		timer.Stop()
+		cancel()
+		cancelAlloc()
+	})
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate("file://"+path)))
+	return page{t: t, ctx: ctx}
+}
 
-	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate("file://"+page)))
-	text := func(sel string) string {
-		t.Helper()
-		v, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-		require.NoError(t, err, sel)
-		return v
-	}
-	eval := func(js string) any {
-		t.Helper()
-		v, err := chromedp.Run(ctx, chromedp.Evaluate[any](js))
-		require.NoError(t, err, js)
-		return v
-	}
-	assert.Equal(t, "FAILED", text("#verdict"))
-	failRow := text(`tr[data-check="update.unknown-variant"]`)
-	assert.Contains(t, failRow, "update.unknown-variant")
-	assert.Contains(t, failRow, "fail")
-	assert.Contains(t, failRow, "the client ended the connection before the agent answered its prompt")
-	assert.Contains(t, text(`tr[data-check="handshake.client-info"]`), "fail (known)")
-	assert.Equal(t, "", eval(`Array.from(document.querySelectorAll("link,script,img,iframe,object,embed")).map(e => e.outerHTML).join("\n")`),
+// eval evaluates js in the page.
+func eval[T any](p page, js string) T {
+	p.t.Helper()
+	v, err := chromedp.Run(p.ctx, chromedp.Evaluate[T](js))
+	require.NoError(p.t, err, js)
+	return v
+}
+
+// shown is the text a person sees: what is rendered, not what is in the
+// document (a closed <details> keeps its lines out of innerText).
+func (p page) shown() string { return eval[string](p, `document.body.innerText`) }
+
+// failingRows are the IDs of the table's rows whose result a person reads
+// as a failure, known or not.
+func (p page) failingRows() []string {
+	return eval[[]string](p, `Array.from(document.querySelectorAll("#checks tbody tr"))
+		.filter(tr => tr.querySelector("td.result").innerText.startsWith("fail"))
+		.map(tr => tr.dataset.check)`)
+}
+
+// column says under which column head of its transcript the first message
+// holding text is drawn, by where both stand on the screen: "client"
+// (the left-hand column), "agent" (the right-hand one), or "" when no
+// such message is visible.
+func (p page) column(transcriptID, text string) string {
+	return eval[string](p, `(() => {
+		const box = document.getElementById(`+jsString("transcript-"+transcriptID)+`);
+		const msg = Array.from(box.querySelectorAll(".msg")).find(m => m.innerText.includes(`+jsString(text)+`));
+		if (!msg || !msg.checkVisibility()) return "";
+		const [, client, agent] = Array.from(box.querySelectorAll(".colhead")).map(h => h.getBoundingClientRect());
+		if (!(client.right <= agent.left)) return "the client's column is not left of the agent's";
+		const r = msg.getBoundingClientRect();
+		if (r.left >= client.left - 1 && r.right <= client.right + 1) return "client";
+		if (r.left >= agent.left - 1 && r.right <= agent.right + 1) return "agent";
+		return "across " + r.left + ".." + r.right;
+	})()`)
+}
+
+func jsString(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+}
+
+// assertSelfContained: the page loads nothing from anywhere else.
+func (p page) assertSelfContained() {
+	p.t.Helper()
+	assert.Equal(p.t, "", eval[string](p, `Array.from(document.querySelectorAll("link,script,img,iframe,object,embed,[src],[href]")).map(e => e.outerHTML).join("\n")`),
 		"the page loads nothing from elsewhere")
+}
 
-	// The failed check's exchange is open: a person reads the unknown
-	// update the agent sent and the client's abort, in their columns.
-	assert.Equal(t, true, eval(`document.getElementById("transcript-update.unknown-variant").open`))
-	body := eval(`document.body.innerText`).(string)
-	assert.Contains(t, body, "session/update acpcheck_unknown_variant")
-	assert.Contains(t, body, "refclient: aborting: an update of a kind this client does not know")
-	assert.Contains(t, body, "client graded")
-	assert.Contains(t, body, "acpcheck's scenario agent")
-	// The known failure's is closed: its lines are not on the screen.
-	assert.Equal(t, false, eval(`document.getElementById("transcript-handshake.client-info").open`))
-	knownLine := `"clientCapabilities":{"fs":{"readTextFile":false`
-	assert.Equal(t, 1, strings.Count(body, knownLine), "only the open transcript shows the initialize request")
+// TestHTMLReport_ClientGrading_WhatAPersonSees: `acpcheck client --html`
+// on the reference client with two defects, one of them a known failure
+// in the baseline, opened in headless Chromium. A person sees the verdict,
+// exactly the two failing rows, the failed check's exchange open with the
+// agent's unknown update in the agent's column and the client's abort in
+// the client's, each line with its time, and the known failure's exchange
+// closed until its summary is clicked.
+func TestHTMLReport_ClientGrading_WhatAPersonSees(t *testing.T) {
+	chromium(t)
+	baseline := filepath.Join(t.TempDir(), "refclient.baseline")
+	require.NoError(t, os.WriteFile(baseline, []byte("handshake.client-info  this test's known failure\n"), 0o600))
+	path := acpcheckHTML(t, check.ExitFailed, "client", "--timeout", "20s", "--exit-bound", "5s", "--baseline", baseline,
+		"--only", "session.turn,handshake.client-info,update.unknown-variant,fs.read",
+		"--", refclient, "--fail-unknown-update", "--no-client-info", "--", "{agent}")
+	p := open(t, path)
 
-	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`details[id="transcript-handshake.client-info"] > summary`))))
-	assert.Equal(t, true, eval(`document.getElementById("transcript-handshake.client-info").open`), "a click on its summary opens the transcript")
-	expanded := eval(`document.body.innerText`).(string)
-	assert.Equal(t, 2, strings.Count(expanded, knownLine), "the expanded transcript shows its exchange")
+	assert.Equal(t, "FAILED", eval[string](p, `document.getElementById("verdict").innerText`))
+	assert.Equal(t, "rgb(180, 35, 24)", eval[string](p, `getComputedStyle(document.getElementById("verdict")).backgroundColor`), "the verdict is drawn red")
+	assert.ElementsMatch(t, []string{"update.unknown-variant", "handshake.client-info"}, p.failingRows())
+	failRow := eval[string](p, `document.querySelector('tr[data-check="update.unknown-variant"]').innerText`)
+	assert.Contains(t, failRow, "mandatory")
+	// (Whether the agent was writing or waiting for the prompt's answer
+	// when the client left is a race; that it left is not.)
+	assert.Contains(t, failRow, "the client ended the connection")
+	assert.Contains(t, eval[string](p, `document.querySelector('tr[data-check="handshake.client-info"] td.result').innerText`), "fail (known)")
+	p.assertSelfContained()
+
+	// The failed check's exchange is open, in two columns under their
+	// heads, every line with its time.
+	shown := p.shown()
+	assert.Contains(t, shown, "client graded")
+	assert.Contains(t, shown, "acpcheck's scenario agent")
+	assert.Equal(t, "agent", p.column("update.unknown-variant", "session/update acpcheck_unknown_variant"), "the agent's update, in the agent's column")
+	assert.Equal(t, "client", p.column("update.unknown-variant", "refclient: aborting: an update of a kind this client does not know"), "the client's stderr, in the client's column")
+	assert.Equal(t, "client", p.column("update.unknown-variant", `"method":"initialize"`), "the client's initialize, in the client's column")
+	times := eval[[]string](p, `Array.from(document.querySelectorAll('[id="transcript-update.unknown-variant"] .at:not(.colhead)')).map(e => e.innerText)`)
+	require.NotEmpty(t, times)
+	for _, at := range times {
+		assert.Regexp(t, `^\d+(\.\d+)? (µs|ms|s)$`, at, "each line's time since the check began")
+	}
+
+	// The known failure's exchange is closed: its lines are not on the
+	// screen until a person clicks its summary.
+	const knownLine = `"clientCapabilities":{"fs":{"readTextFile":false`
+	assert.Equal(t, "", p.column("handshake.client-info", knownLine), "closed: not on the screen")
+	assert.Equal(t, 1, strings.Count(shown, knownLine), "only the open transcript shows its initialize request")
+	require.NoError(t, chromedp.Do(p.ctx, chromedp.Click(chromedp.CSS(`details[id="transcript-handshake.client-info"] > summary`))))
+	assert.Equal(t, "client", p.column("handshake.client-info", knownLine), "a click on its summary opens it")
+	assert.Equal(t, 2, strings.Count(p.shown(), knownLine), "the expanded transcript shows its exchange")
+}
+
+// TestHTMLReport_AgentGrading_WhatAPersonSees: `acpcheck --html` grading
+// the reference agent with a cancellation defect. The same page: the
+// verdict, the one failing row, and its exchange with acpcheck's
+// session/cancel in the client's column and the agent's wrong stop
+// reason in the agent's.
+func TestHTMLReport_AgentGrading_WhatAPersonSees(t *testing.T) {
+	chromium(t)
+	path := acpcheckHTML(t, check.ExitFailed, "--timeout", "20s", "--only", "session.new,prompt.cancel",
+		"--command", refagent+" --cancel-stop-reason end_turn")
+	p := open(t, path)
+
+	assert.Equal(t, "FAILED", eval[string](p, `document.getElementById("verdict").innerText`))
+	assert.Equal(t, []string{"prompt.cancel"}, p.failingRows())
+	assert.Contains(t, eval[string](p, `document.querySelector('tr[data-check="session.new"] td.result').innerText`), "pass")
+	p.assertSelfContained()
+	shown := p.shown()
+	assert.Contains(t, shown, "acpcheck graded the agent acpkit-refagent 1.0.0")
+	assert.Equal(t, "client", p.column("prompt.cancel", `"method":"session/cancel"`), "acpcheck, the client, in the client's column")
+	assert.Equal(t, "agent", p.column("prompt.cancel", `"stopReason":"end_turn"`), "the agent's answer in the agent's column")
 }
