@@ -113,6 +113,17 @@ func eval[T any](p page, js string) T {
 	return v
 }
 
+// click clicks the element sel selects, as a person would, and waits
+// (a bounded time) until an element of then is on the screen: the browser
+// handles the click on its own time, a loaded machine's slower.
+func (p page) click(sel, then string) {
+	p.t.Helper()
+	require.NoError(p.t, chromedp.Do(p.ctx, chromedp.Click(chromedp.CSS(sel))))
+	ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
+	defer cancel()
+	require.NoError(p.t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(then))), "after a click on %s, %s is still not on the screen", sel, then)
+}
+
 // shown is the text a person sees: what is rendered, not what is in the
 // document (a closed <details> keeps its lines out of innerText).
 func (p page) shown() string { return eval[string](p, `document.body.innerText`) }
@@ -200,7 +211,7 @@ func TestHTMLReport_ClientGrading_WhatAPersonSees(t *testing.T) {
 	const knownLine = `"clientCapabilities":{"fs":{"readTextFile":false`
 	assert.Equal(t, "", p.column("handshake.client-info", knownLine), "closed: not on the screen")
 	assert.Equal(t, 1, strings.Count(shown, knownLine), "only the open transcript shows its initialize request")
-	require.NoError(t, chromedp.Do(p.ctx, chromedp.Click(chromedp.CSS(`details[id="transcript-handshake.client-info"] > summary`))))
+	p.click(`details[id="transcript-handshake.client-info"] > summary`, `details[id="transcript-handshake.client-info"] .msg`)
 	assert.Equal(t, "client", p.column("handshake.client-info", knownLine), "a click on its summary opens it")
 	assert.Equal(t, 2, strings.Count(p.shown(), knownLine), "the expanded transcript shows its exchange")
 }

@@ -2,7 +2,6 @@ package realclients_test
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -15,40 +14,34 @@ import (
 	"acpkit.dev/conformance/check"
 )
 
-// TestReplay_AFailedClientCheck: the transcript of a failed client check,
-// in the format acprun --record writes, is an agent that `acprun replay`
-// plays back: the same client, run against the replay instead of
-// acpcheck's scenario agent, fails the same way — no grader needed to
-// reproduce it.
+// TestReplay_AFailedClientCheck: the transcript `acpcheck client
+// --transcripts` writes of a failed check, in the format acprun --record
+// writes, is an agent that `acprun replay` plays back: the same client,
+// run against the replay instead of acpcheck's scenario agent, fails the
+// same way — no grader needed to reproduce it.
 func TestReplay_AFailedClientCheck(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short (make check) leaves out the real clients")
 	}
 	defect := []string{"--fail-unknown-update"}
-	rep, err := check.GradeClient(context.Background(), check.ClientStandard(), check.ClientConfig{
-		Argv:            append(append([]string{refclient}, defect...), "--", check.AgentPlaceholder),
-		AgentProgram:    acpcheck,
-		Timeout:         20 * time.Second,
-		ExitBound:       10 * time.Second,
-		Only:            []string{"update.unknown-variant"},
-		KeepTranscripts: true,
-	})
-	require.NoError(t, err)
-	require.Len(t, rep.Results, 1)
-	res := rep.Results[0]
-	require.Equal(t, check.StatusFail, res.Status, res.Reason)
-	file := filepath.Join(t.TempDir(), res.ID+".jsonl")
-	f, err := os.Create(file)
-	require.NoError(t, err)
-	require.NoError(t, check.WriteTranscriptFile(f, res, "realclients test"))
-	require.NoError(t, f.Close())
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	grade := exec.CommandContext(ctx, acpcheck, append(append([]string{"client", "--timeout", "20s", "--exit-bound", "10s",
+		"--only", "update.unknown-variant", "--transcripts", dir, "--", refclient}, defect...), "--", check.AgentPlaceholder)...)
+	grade.Dir = t.TempDir()
+	out, err := grade.CombinedOutput()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit, "%s", out)
+	require.Equal(t, check.ExitFailed, exit.ExitCode(), "%s", out)
+	file := filepath.Join(dir, "update.unknown-variant.jsonl")
+	require.FileExists(t, file)
 
-	cmd := exec.Command(refclient, append(defect, "--", acprun, "replay", file)...)
+	cmd := exec.CommandContext(ctx, refclient, append(defect, "--", acprun, "replay", file)...)
 	cmd.Dir = t.TempDir()
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
-	var exit *exec.ExitError
 	require.ErrorAs(t, err, &exit, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
 	assert.Equal(t, 1, exit.ExitCode())
 	assert.Contains(t, stderr.String(), "refclient: aborting: an update of a kind this client does not know")
