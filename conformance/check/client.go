@@ -176,7 +176,9 @@ type ClientRun struct {
 	exitErr error
 	exitAt  time.Duration
 	output  strings.Builder // the client's stdout and stderr, bounded
-	peer    Peer
+	// outputOpen counts the client's output pipes not yet read to their end.
+	outputOpen int
+	peer       Peer
 	// leftRunning lists the pids of the scenario agents still running
 	// when the client exited.
 	leftRunning []string
@@ -251,6 +253,7 @@ func (g *clientGrading) launch(context.Context) (*ClientRun, error) {
 	r.cmd = cmd
 	r.tr.notef("launched the client, pid %d: %q", cmd.Process.Pid, argv)
 	r.helpers.Add(4)
+	r.outputOpen = 2
 	go r.collect(outR, DirClientStdout)
 	go r.collect(errR, DirClientStderr)
 	go r.reap()
@@ -275,6 +278,12 @@ const maxOutputLine = 64 << 10
 // collect records the client's own output, line by line.
 func (r *ClientRun) collect(f *os.File, dir Direction) {
 	defer r.helpers.Done()
+	defer func() {
+		r.mu.Lock()
+		r.outputOpen--
+		r.broadcastLocked()
+		r.mu.Unlock()
+	}()
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 64<<10)
 	var line []byte
@@ -430,8 +439,11 @@ func (r *ClientRun) Dir() string { return r.dir }
 func (r *ClientRun) Marker(label string) string { return r.marker + "-" + label }
 
 // ShowedText reports whether the client wrote text to its stdout or
-// stderr.
+// stderr. Once the client has exited, what it wrote last may still be in
+// its pipes: the answer waits for both to be read to their end (at most
+// the exit bound, as a process the client left behind may hold them).
 func (r *ClientRun) ShowedText(text string) bool {
+	r.wait(r.ctx, r.g.cfg.ExitBound, func() bool { return !r.exited || r.outputOpen == 0 })
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return strings.Contains(r.output.String(), text)

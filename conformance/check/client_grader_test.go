@@ -2,6 +2,8 @@ package check_test
 
 import (
 	"context"
+	"os/exec"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -135,4 +137,31 @@ func TestClientStandard_EachBreakerFailsItsCheck(t *testing.T) {
 			assert.NotEmpty(t, r.Transcript, "a failure keeps its transcript")
 		})
 	}
+}
+
+// TestClientStandard_OutputReadToItsEndAfterExit: a client's last output
+// can reach acpcheck after the client has exited (here a process the
+// client's shell left holds its stdout and passes all but the first line
+// on a second late). What the client showed is judged once its output is
+// read to the end: before, update.usage failed such a client ("showed the
+// text before but not after"), as it once failed coder's example client
+// under load.
+func TestClientStandard_OutputReadToItsEndAfterExit(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil || runtime.GOOS == "windows" {
+		t.Skip("needs bash's process substitution")
+	}
+	late := `exec > >(IFS= read -r first; printf '%s\n' "$first"; sleep 1; cat); exec "$0" --max-line 1048576 -- "$1"`
+	rep, err := check.GradeClient(context.Background(), check.ClientStandard(), check.ClientConfig{
+		Argv:         []string{bash, "-c", late, refclient, check.AgentPlaceholder},
+		AgentProgram: acpcheckBin,
+		Timeout:      testTimeout,
+		ExitBound:    testExitBound,
+		LineBound:    testLineBound,
+		Only:         []string{"update.usage"},
+	})
+	require.NoError(t, err)
+	require.Len(t, rep.Results, 1)
+	r := rep.Results[0]
+	assert.Equal(t, check.StatusPass, r.Status, "%s\n%v", r.Reason, r.Transcript)
 }
