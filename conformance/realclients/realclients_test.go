@@ -53,6 +53,8 @@ type realClient struct {
 	lineBound int
 	// env, when set, is the client's environment.
 	env func(t *testing.T) []string
+	// only, when set, limits the grading to these checks.
+	only []string
 }
 
 // realClients are graded in this order and listed in the README so.
@@ -61,6 +63,16 @@ var realClients = []realClient{
 		name: "acprun", what: "`acprun` (the adapter, this tree)",
 		argv:  func(*testing.T) []string { return []string{acprun, "--command", check.AgentPlaceholder, "hi"} },
 		shown: `acprun --command "{agent}" hi`, lineBound: 10 << 20,
+	},
+	{
+		// The continuation checks need a session to continue, which the
+		// plain run has not: acprun --resume gives it one.
+		name: "acprun-resume", what: "`acprun` continuing a saved session (the continuation checks only)",
+		argv: func(*testing.T) []string {
+			return []string{acprun, "--command", check.AgentPlaceholder, "--resume", "acpcheck-saved-session", "hi"}
+		},
+		shown: `acprun --command "{agent}" --resume acpcheck-saved-session hi`, lineBound: 10 << 20,
+		only: []string{"session.cwd-absolute", "session.continuation-unadvertised", "session.continuation-once"},
 	},
 	{
 		name: "typescript-sdk", what: "`@agentclientprotocol/sdk` 2.4.0 (`conformance/tsinterop/prompt_client.mjs`)",
@@ -149,6 +161,7 @@ func gradeClient(t *testing.T, rc realClient) check.Report {
 		Timeout:   20 * time.Second,
 		ExitBound: 10 * time.Second,
 		LineBound: rc.lineBound,
+		Only:      rc.only,
 	}
 	if rc.env != nil {
 		cfg.Env = rc.env(t)
