@@ -3,6 +3,7 @@ module acpkit.dev
 go 1.26.0
 
 require (
+	github.com/coder/websocket v1.8.15
 	github.com/segmentio/encoding v0.5.4
 	github.com/spf13/pflag v1.1.0
 	github.com/stretchr/testify v1.12.1

@@ -23,8 +23,8 @@ var specs = []reqindex.Spec{
 	// The SDK's requirements, all in §7: every one is listed.
 	{Name: "protocol.md", Path: "../shared/spec/protocol.md", Complete: []string{"§7"}},
 	// The network transports' (TR-1…18), in sections with titles, not
-	// numbers. Listed as tests cite them; complete once all are served.
-	{Name: "transport.md", Path: "../shared/spec/transport.md"},
+	// numbers: acpsdk/acpnet serves every one.
+	{Name: "transport.md", Path: "../shared/spec/transport.md", Complete: []string{"Streamable HTTP", "WebSocket", "Raw TCP", "Security"}},
 	// The adapter's, for the connection rules acpsdk serves it (SP-8).
 	{Name: "adapter.md", Path: "../shared/spec/adapter.md"},
 }

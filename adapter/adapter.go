@@ -12,6 +12,7 @@ package adapter
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"sync"
 	"time"
@@ -39,6 +40,8 @@ type Adapter struct {
 	tap func(WireEvent)
 	// sources are the measurement sources offered every launch (§7).
 	sources *measure.Registry
+	// dialed says launcher connects to a served runtime (WithDialer).
+	dialed bool
 	// contain is what every local launch asks of containment (TD-15).
 	contain contain.Config
 	// permissionHook decides permission requests (PM-11); nil refuses
@@ -64,9 +67,26 @@ type options struct {
 	handshakeFloor time.Duration
 	tap            func(WireEvent)
 	sources        *measure.Registry
+	dialer         Dialer
 	contain        contain.Config
 	permissionHook PermissionHook
 }
+
+// Dialer connects to a runtime served over the network (see WithDialer).
+type Dialer func(ctx context.Context) (io.ReadWriteCloser, error)
+
+// WithDialer makes every session start connect with dial to a runtime
+// served over the network (acpkit.dev/acpsdk/acpnet.Dial: Streamable
+// HTTP, WebSocket or TCP), instead of launching agent.command. It is an
+// [acpkit] extension, off unless asked for: the spec knows only processes.
+// The workspace is still checked (LT-1, LT-2) and sent as the session's
+// cwd; the command is neither resolved nor run (LT-3); there is no
+// process, so the session's AgentPID is "" (SP-9), there is no stderr, no
+// MCP server (MCP-2, as over SSH) and no token measurement; a dial failure
+// is port_exit "failed to connect to the served runtime"; closing stdin or
+// any signal of the teardown closes the connection, and the connection's
+// end is the runtime's exit.
+func WithDialer(dial Dialer) Option { return func(o *options) { o.dialer = dial } }
 
 // WithLogger sends the adapter's records to l; every record carries
 // component=clientprotocol-adapter. Without it the adapter logs nothing.
@@ -106,6 +126,9 @@ func New(extension map[string]any, opts ...Option) (*Adapter, error) {
 	if err := checkContainment(o.contain.Mode); err != nil {
 		return nil, err
 	}
+	if o.dialer != nil {
+		o.launcher = launch.Dialed{Dial: o.dialer}
+	}
 	return &Adapter{
 		log:            componentLogger(o.log),
 		launcher:       o.launcher,
@@ -116,6 +139,7 @@ func New(extension map[string]any, opts ...Option) (*Adapter, error) {
 		handshakeFloor: o.handshakeFloor,
 		tap:            o.tap,
 		sources:        o.sources,
+		dialed:         o.dialer != nil,
 		contain:        o.contain,
 		permissionHook: o.permissionHook,
 		created:        make(map[creationKey]time.Time),

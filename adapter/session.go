@@ -27,6 +27,9 @@ type session struct {
 	grace       time.Duration
 	// remote: the runtime runs over SSH behind a local ssh relay (§21).
 	remote bool
+	// dialed: the runtime is served over the network, reached through a
+	// connection instead of a process ([acpkit], WithDialer).
+	dialed bool
 
 	proc   *launch.Process
 	conn   *acpsdk.Conn

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"acpkit.dev/adapter/internal/measure"
+	"acpkit.dev/adapter/internal/measure/claude"
+	"acpkit.dev/adapter/internal/measure/codex"
 	"acpkit.dev/adapter/internal/measure/gemini"
 )
 
@@ -16,11 +18,14 @@ const (
 	logRelaunchedWithoutForeign = "agent relaunched without foreign usage settings"
 )
 
-// defaultSources is the registry every adapter starts with: the one source
-// that ships, Gemini CLI (MS-1).
+// defaultSources is the registry every adapter starts with: the sources
+// that ship, Gemini CLI (MS-1) and claude-agent-acp and codex-acp (MS-16),
+// in claim order.
 func defaultSources() *measure.Registry {
 	var r measure.Registry
 	_ = r.Register(gemini.Name, gemini.Factory)
+	_ = r.Register(claude.Name, claude.Factory)
+	_ = r.Register(codex.Name, codex.Factory)
 	return &r
 }
 
@@ -32,16 +37,20 @@ type armed struct {
 	carried    []bool
 	tried      []bool
 	recognized bool
+	// launch is the local launch offered, for a relaunch offer too.
+	launch measure.Launch
 }
 
-// claimAll is MS-2's first offer; a remote launch is offered to nobody.
-func claimAll(sources []measure.Source, command string, remote bool) *armed {
+// claimAll is MS-2's first offer of the command run in workspace; a remote
+// launch is offered to nobody.
+func claimAll(sources []measure.Source, command, workspace string, remote bool) *armed {
 	m := &armed{sources: sources, carried: make([]bool, len(sources)), tried: make([]bool, len(sources))}
 	tok := strings.Fields(command)
 	if remote || len(tok) == 0 {
 		return m // MS-2, RS-7
 	}
-	l := measure.Launch{Program: tok[0], Args: tok[1:]}
+	l := measure.Launch{Program: tok[0], Args: tok[1:], Dir: workspace}
+	m.launch = l
 	for i, src := range sources {
 		// A claim that could not be armed leaves its source out: the
 		// session runs unmeasured rather than failing its start.
@@ -115,7 +124,9 @@ func (m *armed) settle(name string, remote, last bool) settlement {
 	st.restart, st.log = true, logRelaunchedWithoutForeign
 	if recognizer >= 0 {
 		m.recognized, m.tried[recognizer] = true, true
-		ok, err := m.sources[recognizer].Claim(measure.Launch{RuntimeName: name})
+		l := m.launch
+		l.RuntimeName = name
+		ok, err := m.sources[recognizer].Claim(l)
 		if ok && err == nil {
 			m.carried[recognizer] = true
 			st.log = logRelaunchedForMeasurement

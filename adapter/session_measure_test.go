@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"acpkit.dev/adapter/internal/measure/claude"
+	"acpkit.dev/adapter/internal/measure/codex"
 	"acpkit.dev/adapter/internal/measure/gemini"
 )
 
@@ -169,4 +171,92 @@ func TestRS8_FailedStartReleasesEveryArmedSource(t *testing.T) {
 	starts := rec.starts()
 	require.Len(t, starts, 1)
 	assert.NoDirExists(t, filepath.Dir(starts[0][2]))
+}
+
+// confirmedSource is the name of the source the session's pump measures
+// with, "" for none.
+func confirmedSource(s Session) string {
+	got := make(chan string)
+	s.s.pump.post(pumpProbe(func(p *pump) {
+		name := ""
+		if p.source != nil {
+			name = p.source.Name()
+		}
+		got <- name
+	}))
+	return <-got
+}
+
+// The three sources settle together (§8, MS-16): each is claimed by the
+// command line naming its runtime and confirmed by its handshake name.
+func TestRS3_MS16_EachSourceClaimedAndConfirmedStartsOnce(t *testing.T) {
+	for file, want := range map[string]string{
+		"gemini":           gemini.RuntimeName,
+		"claude-agent-acp": claude.RuntimeName,
+		"codex-acp":        codex.RuntimeName,
+	} {
+		t.Run(file, func(t *testing.T) {
+			h := newHarness(t)
+			rec := newStartRecorder(t, file, []string{want})
+			s := h.startCommand(rec.cmd)
+			require.Len(t, rec.starts(), 1, "no restart")
+			assert.Empty(t, h.log.find(logRelaunchedForMeasurement))
+			assert.Empty(t, h.log.find(logRelaunchedWithoutForeign))
+			assert.Equal(t, map[string]string{"gemini": gemini.Name, "claude-agent-acp": claude.Name, "codex-acp": codex.Name}[file], confirmedSource(s))
+			_, _, ev := h.turn(s, "hello")
+			assert.Equal(t, "this session started with a declared capability gap in: session continuation", ev.texts()[0], "RS-11: token counts delivered")
+		})
+	}
+}
+
+func TestRS4_RS9_MS16_WrapperIsRestartedWithTheSourceItsHandshakeNames(t *testing.T) {
+	for _, name := range []string{claude.RuntimeName, codex.RuntimeName} {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t)
+			rec := newStartRecorder(t, "run-agent.sh", []string{name, name})
+			s := h.startCommand(rec.cmd)
+			require.Len(t, rec.starts(), 2, "RS-4: nothing claimed, a recognizer: one restart")
+			recs := h.log.find(logRelaunchedForMeasurement)
+			require.Len(t, recs, 1)
+			assert.Equal(t, name, recs[0].Attrs["name"])
+			assert.Equal(t, rec.starts()[1][1], s.AgentPID)
+			assert.NotEmpty(t, confirmedSource(s))
+			_, _, ev := h.turn(s, "hello")
+			assert.Equal(t, "this session started with a declared capability gap in: session continuation", ev.texts()[0])
+		})
+	}
+}
+
+func TestRS2_RS4_RS5_MS16_OneSourcesClaimAnotherSourcesHandshake(t *testing.T) {
+	// Claimed as Gemini CLI (its settings armed), answering as
+	// claude-agent-acp: Gemini's claim is released and the restart
+	// carries the recognizer, the claude source, and no Gemini setting.
+	h := newHarness(t)
+	rec := newStartRecorder(t, "gemini", []string{claude.RuntimeName, claude.RuntimeName})
+	s := h.startCommand(rec.cmd)
+	starts := rec.starts()
+	require.Len(t, starts, 2)
+	assert.NotEqual(t, "none", starts[0][2], "RS-1: the first start carried Gemini's claim")
+	assert.Equal(t, "none", starts[1][2], "RS-5: the final process carries no other source's settings")
+	assert.Equal(t, "yes", starts[1][4], "RS-8: the released directory is gone before the restart")
+	require.Len(t, h.log.find(logRelaunchedForMeasurement), 1)
+	assert.Equal(t, claude.Name, confirmedSource(s))
+
+	// Claimed as codex-acp, answering as claude-agent-acp.
+	h = newHarness(t)
+	rec = newStartRecorder(t, "codex-acp", []string{claude.RuntimeName, claude.RuntimeName})
+	s = h.startCommand(rec.cmd)
+	require.Len(t, rec.starts(), 2)
+	assert.Equal(t, claude.Name, confirmedSource(s))
+}
+
+func TestMS4_MS16_ClaimedButUnrecognisedRuntimeIsUnmeasured(t *testing.T) {
+	h := newHarness(t)
+	rec := newStartRecorder(t, "claude-agent-acp", []string{"other-agent", "other-agent"})
+	s := h.startCommand(rec.cmd)
+	require.Len(t, rec.starts(), 2, "RS-4: claimed and released, restarted with no source")
+	assert.Len(t, h.log.find(logRelaunchedWithoutForeign), 1)
+	assert.Empty(t, confirmedSource(s))
+	_, _, ev := h.turn(s, "hello")
+	assert.Equal(t, "this session started with a declared capability gap in: token counts, session continuation", ev.texts()[0])
 }

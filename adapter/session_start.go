@@ -30,27 +30,38 @@ func (a *Adapter) StartSession(ctx context.Context, p StartParams) (Session, err
 		// tool server, whatever the caller passed.
 		p.ResumeSessionID, p.MCPConfigPath = "", ""
 	}
-	// Step 1: the launch target (LT-*).
-	target, err := launch.Resolve(p.WorkspacePath, p.Agent.Command, p.SSHHost)
+	// Step 1: the launch target (LT-*), or with WithDialer only the
+	// workspace ([acpkit]).
+	resolve := launch.Resolve
+	if a.dialed {
+		resolve = func(workspace, command, _ string) (launch.Target, error) {
+			return launch.ResolveDialed(workspace, command)
+		}
+	}
+	target, err := resolve(p.WorkspacePath, p.Agent.Command, p.SSHHost)
 	if err != nil {
 		return Session{}, lift(err)
 	}
+	// Nothing local reaches a runtime over SSH or served elsewhere: no MCP
+	// server (MCP-2), no measurement source (MS-2).
+	local := !target.Remote && !target.Dialed
 	if target.Remote {
 		if err := launch.CheckSSHParams(p.SSHStrictHostKeyChecking, p.SSHPassEnv); err != nil {
 			return Session{}, err
 		}
 	}
 	// Step 2: MCP servers, parsed before launch on a local launch (MCP-2).
-	servers, err := mcpconfig.Load(p.MCPConfigPath, target.Remote)
+	servers, err := mcpconfig.Load(p.MCPConfigPath, !local)
 	if err != nil {
 		return Session{}, lift(err)
 	}
 	// MS-2: the first offer; no source claims a remote launch (RS-7, SSH-3).
-	m := claimAll(a.sources.Instantiate(), p.Agent.Command, target.Remote)
+	m := claimAll(a.sources.Instantiate(), p.Agent.Command, target.Workspace, !local)
 	// Steps 3 and 4, repeated while the handshake disagrees with what the
 	// start carried (HS-6, §8), at most three times (RS-6).
 	for attempt := 1; ; attempt++ {
 		s := a.newSession(p, target.Remote)
+		s.dialed = target.Dialed
 		if err := s.launch(ctx, target, m.env()); err != nil {
 			m.releaseAll()
 			return Session{}, lift(err)
@@ -65,7 +76,7 @@ func (a *Adapter) StartSession(ctx context.Context, p StartParams) (Session, err
 		if f.hasAgentInfo {
 			name = f.agentName
 		}
-		st := m.settle(name, target.Remote, attempt == maxStarts)
+		st := m.settle(name, !local, attempt == maxStarts)
 		if st.restart {
 			// RS-4: the whole teardown, then the released directories
 			// go before the next start (RS-8); one record each (RS-9).
@@ -146,8 +157,8 @@ func (s *session) launch(ctx context.Context, target launch.Target, env []string
 // start runs steps 5 to 8 on a process whose handshake settled.
 func (s *session) start(ctx context.Context, f handshakeFacts, cwd string, servers []mcpconfig.Server) (string, error) {
 	caps := normalize.Capabilities{}
-	if s.remote {
-		caps.Lower(normalize.ToolServers) // CAP-2: none go over SSH
+	if s.remote || s.dialed {
+		caps.Lower(normalize.ToolServers) // CAP-2: none go over SSH, nor to a served runtime
 	}
 	if s.source == nil {
 		caps.Lower(normalize.TokenCounts) // MS-4, CAP-2, RS-11

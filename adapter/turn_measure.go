@@ -38,13 +38,18 @@ type drainState struct {
 // lowerBound reads MS-5's presence signal from a prompt result:
 // max(input,0) + max(output,0) of _meta.quota.token_count; present is
 // false when the block is absent. The per-model breakdown is not read.
+// Gemini CLI spells the counters input_tokens and output_tokens, as MS-5
+// does; claude-agent-acp and codex-acp write the same block with
+// inputTokens and outputTokens (measured, MS-16), so either is read.
 func lowerBound(raw []byte) (bound int64, present bool) {
 	var res struct {
 		Meta struct {
 			Quota struct {
 				TokenCount *struct {
-					Input  float64 `json:"input_tokens"`
-					Output float64 `json:"output_tokens"`
+					Input       *float64 `json:"input_tokens"`
+					Output      *float64 `json:"output_tokens"`
+					InputCamel  *float64 `json:"inputTokens"`
+					OutputCamel *float64 `json:"outputTokens"`
 				} `json:"token_count"`
 			} `json:"quota"`
 		} `json:"_meta"`
@@ -53,7 +58,16 @@ func lowerBound(raw []byte) (bound int64, present bool) {
 		return 0, false
 	}
 	tc := res.Meta.Quota.TokenCount
-	return int64(max(tc.Input, 0)) + int64(max(tc.Output, 0)), true
+	count := func(snake, camel *float64) int64 {
+		switch {
+		case snake != nil:
+			return int64(max(*snake, 0))
+		case camel != nil:
+			return int64(max(*camel, 0))
+		}
+		return 0
+	}
+	return count(tc.Input, tc.InputCamel) + count(tc.Output, tc.OutputCamel), true
 }
 
 // consultSource is the third check (MS-6, MS-11): when the turn is to be

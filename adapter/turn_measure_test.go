@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"acpkit.dev/adapter/internal/measure"
+	"acpkit.dev/adapter/internal/measure/claude"
+	"acpkit.dev/adapter/internal/measure/codex"
 	"acpkit.dev/adapter/internal/measure/gemini"
 )
 
@@ -282,6 +284,11 @@ func TestMS5_LowerBoundReadsTheVendorBlock(t *testing.T) {
 		`{"stopReason":"end_turn","_meta":{"quota":{"token_count":{"input_tokens":303,"output_tokens":30},"model_usage":[{"model":"x","token_count":{"input_tokens":1,"output_tokens":1}}]}}}`: 333,
 		`{"stopReason":"end_turn","_meta":{"quota":{"token_count":{"input_tokens":-5,"output_tokens":7}}}}`:                                                                                    7,
 		`{"stopReason":"end_turn","_meta":{"quota":{"token_count":{"input_tokens":0,"output_tokens":0}}}}`:                                                                                     0,
+		// claude-agent-acp 0.101.0 and codex-acp 2.6.0, as they answered
+		// against the fake APIs (MS-16).
+		`{"stopReason":"end_turn","usage":{"inputTokens":210,"outputTokens":41,"cachedReadTokens":81,"cachedWriteTokens":17,"totalTokens":349},"_meta":{"quota":{"token_count":{"totalTokens":349,"inputTokens":210,"cachedInputTokens":81,"cachedWriteTokens":17,"outputTokens":41,"reasoningOutputTokens":0},"model_usage":[{"model":"claude-opus-5-5","token_count":{"totalTokens":692,"inputTokens":517,"cachedInputTokens":84,"cachedWriteTokens":17,"outputTokens":74,"reasoningOutputTokens":0}}]}}}`:                251,
+		`{"stopReason":"end_turn","usage":{"totalTokens":150,"inputTokens":70,"cachedReadTokens":30,"cachedWriteTokens":0,"outputTokens":50,"thoughtTokens":20},"_meta":{"quota":{"token_count":{"totalTokens":150,"inputTokens":70,"cachedInputTokens":30,"cacheWriteInputTokens":0,"outputTokens":50,"reasoningOutputTokens":20},"model_usage":[{"model":"gpt-5.5","token_count":{"totalTokens":150,"inputTokens":70,"cachedInputTokens":30,"cacheWriteInputTokens":0,"outputTokens":50,"reasoningOutputTokens":20}}]}}}`: 120,
+		`{"_meta":{"quota":{"token_count":{"input_tokens":5,"inputTokens":500,"outputTokens":7}}}}`: 12,
 	} {
 		b, ok := lowerBound([]byte(raw))
 		assert.True(t, ok, raw)
@@ -293,8 +300,8 @@ func TestMS5_LowerBoundReadsTheVendorBlock(t *testing.T) {
 	}
 }
 
-func TestMS1_OneSourceShipsGeminiCLI(t *testing.T) {
-	assert.Equal(t, []string{gemini.Name}, defaultSources().Names())
+func TestMS1_MS16_SourcesShipForGeminiClaudeAndCodexInClaimOrder(t *testing.T) {
+	assert.Equal(t, []string{gemini.Name, claude.Name, codex.Name}, defaultSources().Names())
 }
 
 func FuzzMS5_LowerBound(f *testing.F) {

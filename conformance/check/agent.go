@@ -29,7 +29,9 @@ var (
 
 // Config says what agent to grade and how patiently.
 type Config struct {
-	// Target is the agent command; each check launches it afresh.
+	// Target is the agent command, which each check launches afresh, or
+	// the URL of an agent served over the network, which each check dials
+	// afresh (a new connection, a new agent).
 	Target Target
 	// AuthMethod, when set, is the auth method id acpcheck authenticates
 	// with (the authenticate request) before the first session/new of
@@ -66,7 +68,7 @@ func Run(ctx context.Context, r *Registry[*Session], cfg Config) ([]Result, erro
 
 // Grade is Run that returns the whole report: the verdict, the agent
 // graded (as its initialize answer named it) and the coverage of the
-// mandatory checks. The report's Command is cfg.Target.Argv.
+// mandatory checks. The report's Command is cfg.Target.Argv, or its URL.
 //
 // What the agent advertises is learned from the first answers and assumed
 // to hold for every launch of the same command: a capability check whose
@@ -74,8 +76,12 @@ func Run(ctx context.Context, r *Registry[*Session], cfg Config) ([]Result, erro
 // the agent.
 func Grade(ctx context.Context, r *Registry[*Session], cfg Config) (Report, error) {
 	known := &advertised{gates: map[string]bool{}}
+	open, unmet := Launch, func(WireNeeds) string { return "" }
+	if url := cfg.Target.URL; url != "" {
+		open, unmet = Dial, func(n WireNeeds) string { return n.unmet(url) }
+	}
 	launch := func(context.Context) (*Session, error) {
-		s, err := Launch(cfg.Target, cfg.Timeout, cfg.ExitBound)
+		s, err := open(cfg.Target, cfg.Timeout, cfg.ExitBound)
 		if err != nil {
 			return nil, err
 		}
@@ -90,8 +96,12 @@ func Grade(ctx context.Context, r *Registry[*Session], cfg Config) (Report, erro
 		KeepTranscripts: cfg.KeepTranscripts,
 		Secrets:         cfg.Target.Secrets,
 		Advertised:      known.lookup,
+		Unmet:           unmet,
 	})
 	rep.Command = cfg.Target.Argv
+	if cfg.Target.URL != "" {
+		rep.Command = []string{cfg.Target.URL}
+	}
 	return rep, err
 }
 

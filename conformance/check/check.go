@@ -4,8 +4,36 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
+
+// WireNeeds are what a check uses beyond JSON-RPC messages, which an agent
+// served over the network (Target.URL) may not offer.
+type WireNeeds uint8
+
+const (
+	// NeedsProcess: the agent's process itself (stdin to close, a signal
+	// to send, its exit to wait for), which an agent served at a URL has
+	// not.
+	NeedsProcess WireNeeds = 1 << iota
+	// NeedsRawLines: lines that are not JSON-RPC messages reaching the
+	// agent as written; over Streamable HTTP the transport answers such a
+	// body itself (TR-9) and the agent never sees it.
+	NeedsRawLines
+)
+
+// unmet says why the agent served at url cannot be graded by a check with
+// these needs, or "" when it can.
+func (n WireNeeds) unmet(url string) string {
+	switch {
+	case n&NeedsProcess != 0:
+		return "needs the agent's process (stdin, signals, exit); the agent is served at " + url
+	case n&NeedsRawLines != 0 && (strings.HasPrefix(url, "http://") || strings.HasPrefix(url, "https://")):
+		return "over Streamable HTTP a body that is not JSON is answered 400 by the transport (TR-9) and never reaches the agent"
+	}
+	return ""
+}
 
 // Tier says how much a check's failure matters.
 type Tier string
@@ -82,6 +110,10 @@ type Check[S any] struct {
 	Gate string
 	// Needs lists what the check needs beyond a launched peer.
 	Needs []Need
+	// Wire says what of a launched process the check uses; over the
+	// network (Target.URL) a check whose needs the transport cannot meet
+	// is skipped, saying why.
+	Wire WireNeeds
 	// Run grades the peer behind s. It returns nil to pass, or an error made
 	// with Failf, Skipf, NeedsModelf or NeedsCredentialf (any other error
 	// is a failure).

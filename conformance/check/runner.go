@@ -49,6 +49,10 @@ type Options struct {
 	// then). A check whose gate is known not to be advertised is skipped
 	// without launching the peer.
 	Advertised func(gate string) (advertised, known bool)
+	// Unmet, when set, says why the peer cannot be graded by a check with
+	// these wire needs (an agent served at a URL has no process), or "":
+	// such a check is skipped, saying why, without a launch.
+	Unmet func(WireNeeds) string
 }
 
 // Progress says which check is running.
@@ -87,7 +91,7 @@ func GradeWith[S Instance](ctx context.Context, r *Registry[S], launch Launcher[
 		if o.Progress != nil {
 			o.Progress(Progress{N: i + 1, Total: len(checks), ID: c.ID})
 		}
-		res, found, launched := notLaunched(c, r.Role(), unavailable, o.Advertised), Need(""), false
+		res, found, launched := notLaunched(c, r.Role(), unavailable, o), Need(""), false
 		if res == nil {
 			var peer Peer
 			var err error
@@ -114,10 +118,16 @@ func GradeWith[S Instance](ctx context.Context, r *Registry[S], launch Launcher[
 // notLaunched returns the result of a check that need not launch the peer
 // — a need of it was found unavailable, or its gate is known not to be
 // advertised — or nil when it must run.
-func notLaunched[S any](c Check[S], role Role, unavailable map[Need]*Result, advertised func(string) (bool, bool)) *Result {
+func notLaunched[S any](c Check[S], role Role, unavailable map[Need]*Result, o Options) *Result {
 	base := Result{ID: c.ID, Tier: c.Tier, Title: c.Title, Pins: c.Pins, Gate: c.Gate, NotLaunched: true}
-	if c.Gate != "" && advertised != nil {
-		if adv, known := advertised(c.Gate); known && !adv {
+	if o.Unmet != nil {
+		if why := o.Unmet(c.Wire); why != "" {
+			base.Status, base.Reason = StatusSkip, why
+			return &base
+		}
+	}
+	if c.Gate != "" && o.Advertised != nil {
+		if adv, known := o.Advertised(c.Gate); known && !adv {
 			base.Status = StatusSkip
 			base.Reason = fmt.Sprintf("%s does not advertise %s (as it answered an earlier check; not launched)", role, c.Gate)
 			return &base

@@ -71,10 +71,14 @@ type WireError struct {
 // Error renders the code and message.
 func (e *WireError) Error() string { return fmt.Sprintf("error %d: %s", e.Code, e.Message) }
 
-// Target says what to launch.
+// Target says what to launch, or where to connect.
 type Target struct {
 	// Argv is the program and its arguments.
 	Argv []string
+	// URL, when set, is an agent served over the network (http://,
+	// https://, ws://, wss:// or tcp://; see Dial): each check connects
+	// to it instead of launching Argv.
+	URL string
 	// Dir is the working directory (and the cwd sent in session/new).
 	Dir string
 	// Env, when non-nil, replaces the inherited environment.
@@ -95,10 +99,11 @@ type Session struct {
 	Cwd string
 
 	tr     *transcript
-	cmd    *exec.Cmd
-	stdin  *os.File
-	stdout *os.File
-	stderr *os.File
+	cmd    *exec.Cmd // nil for an agent served at a URL
+	url    string    // the URL of an agent served over the network
+	stdin  io.WriteCloser
+	stdout io.ReadCloser
+	stderr io.ReadCloser // nil for an agent served at a URL
 
 	writeMu sync.Mutex
 	nextID  int64
@@ -184,8 +189,13 @@ func closeAll(fs ...*os.File) {
 	}
 }
 
-// PID is the agent's process id.
-func (s *Session) PID() int { return s.cmd.Process.Pid }
+// PID is the agent's process id; 0 for an agent served at a URL.
+func (s *Session) PID() int {
+	if s.cmd == nil {
+		return 0
+	}
+	return s.cmd.Process.Pid
+}
 
 // Transcript returns what the session has seen so far.
 func (s *Session) Transcript() []Line { return s.tr.snapshot() }
@@ -511,6 +521,9 @@ func (s *Session) CloseStdin() {
 
 // Terminate sends the graceful termination signal to the agent's group.
 func (s *Session) Terminate() error {
+	if s.cmd == nil {
+		return errors.New("check: an agent served at a URL has no process to signal")
+	}
 	s.tr.notef("sent %s to the process group", signalName)
 	return terminate(s.PID())
 }
@@ -543,6 +556,13 @@ func (s *Session) Exited() bool {
 // group and still holds stdout cannot delay Close: the read end is closed.
 func (s *Session) Close() {
 	_ = s.stdin.Close() // also unblocks a write the agent never reads
+	if s.cmd == nil {
+		// An agent served at a URL: closing the connection ends it.
+		_ = s.stdout.Close()
+		<-s.exited
+		s.helpers.Wait()
+		return
+	}
 	killGroup(s.PID())
 	<-s.exited
 	_ = s.stdout.Close()

@@ -33,7 +33,11 @@ type recorded interface {
 
 // Recording is the agent's command line and directory, and the launch.
 func (s *Session) Recording() Recording {
-	return Recording{Command: strings.Join(s.cmd.Args, " "), Cwd: s.Cwd, Started: s.tr.start}
+	rec := Recording{Command: s.url, Cwd: s.Cwd, Started: s.tr.start}
+	if s.cmd != nil {
+		rec.Command = strings.Join(s.cmd.Args, " ")
+	}
+	return rec
 }
 
 // WriteTranscriptFile writes res's transcript in acpkit's one transcript

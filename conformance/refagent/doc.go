@@ -262,4 +262,15 @@
 //	                            the agent's process group or in its own
 //	--descendant-pidfile FILE   write the descendant's pid there (it is also
 //	                            logged as descendant_pid)
+//
+// Network (acpkit.dev/acpsdk/acpnet, see [Listen]):
+//
+//	--listen ADDR               serve on ADDR (host:port; 127.0.0.1:0 picks a
+//	                            free port) instead of stdio, one agent per
+//	                            connection, until SIGINT or SIGTERM; the
+//	                            first line on stdout is "listening on URL"
+//	--transport http|ws|tcp     Streamable HTTP and WebSocket on /acp (the
+//	                            URL printed is http:// or ws://), or
+//	                            newline-delimited JSON over TCP (tcp://);
+//	                            default http
 package refagent

@@ -99,6 +99,10 @@ type Options struct {
 	DescendantFor     time.Duration
 	DescendantPIDFile string
 
+	// Network: serve on Listen (host:port) over Transport instead of
+	// stdio (see Listen).
+	Listen, Transport string
+
 	// args are the command-line arguments ParseFlags read.
 	args []string
 	// beDescendant is the hidden mode the descendant itself runs in.
@@ -251,6 +255,8 @@ func flagSet(o *Options) *cmdline.FlagSet {
 	fs.StringVar(&o.Descendant, "descendant", "", "at start, fork a descendant holding stdout: \"group\" (same process group) or \"detached\" (its own group)")
 	fs.DurationVar(&o.DescendantFor, "descendant-for", o.DescendantFor, "how long the descendant lives")
 	fs.StringVar(&o.DescendantPIDFile, "descendant-pidfile", "", "write the descendant's pid to this file")
+	fs.StringVar(&o.Listen, "listen", "", "serve over the network on this host:port (127.0.0.1:0 picks a free port) instead of stdio")
+	fs.StringVar(&o.Transport, "transport", TransportHTTP, "with --listen: http (Streamable HTTP and WebSocket on /acp), ws (the same, printed as ws://) or tcp")
 	fs.DurationVar(&o.beDescendant, "be-descendant", 0, "internal: run as the stdout-holding descendant for this long")
 	_ = fs.MarkHidden("be-descendant")
 	fs.BoolVar(&o.version, "version", false, "print refagent's version and exit")
@@ -266,6 +272,11 @@ func (o *Options) check() error {
 	}
 	if o.ListPageSize < 1 {
 		return cmdline.Usagef("--list-page-size must be at least 1")
+	}
+	switch o.Transport {
+	case TransportHTTP, TransportWS, TransportTCP:
+	default:
+		return cmdline.Usagef("--transport must be http, ws or tcp, not %q", o.Transport)
 	}
 	if _, err := ParseWords(o.Words); err != nil {
 		return cmdline.Usagef("--words: %v", err)

@@ -189,3 +189,26 @@ func TestProcess_DescendantHoldsStdoutAfterExit(t *testing.T) {
 		})
 	}
 }
+
+// TestTR17_ListenPrintsItsLoopbackURLFirst: the served agent's first stdout
+// line is the URL to dial, on the loopback address asked for, and SIGTERM
+// ends it with status 0.
+func TestTR17_ListenPrintsItsLoopbackURLFirst(t *testing.T) {
+	for transport, want := range map[string]string{
+		"http": `^listening on http://127\.0\.0\.1:[0-9]+/acp$`,
+		"ws":   `^listening on ws://127\.0\.0\.1:[0-9]+/acp$`,
+		"tcp":  `^listening on tcp://127\.0\.0\.1:[0-9]+$`,
+	} {
+		t.Run(transport, func(t *testing.T) {
+			p := launch(t, "--listen", "127.0.0.1:0", "--transport", transport)
+			select {
+			case l := <-p.lines:
+				assert.Regexp(t, want, l)
+			case <-time.After(10 * time.Second):
+				t.Fatal("no first line within 10s")
+			}
+			require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
+			assert.Equal(t, 0, p.waitExit())
+		})
+	}
+}

@@ -42,6 +42,16 @@ func Main(args []string) int {
 	for _, name := range opts.LogEnv {
 		log.Info("environment", "name", name, "value", os.Getenv(name))
 	}
+	if opts.Listen != "" {
+		// Served over the network until SIGINT or SIGTERM.
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		if err := Listen(ctx, opts, opts.Listen, opts.Transport, os.Stdout, log); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		return 0
+	}
 	if opts.IgnoreSIGTERM {
 		signal.Ignore(syscall.SIGTERM)
 		log.Info("ignoring SIGTERM")

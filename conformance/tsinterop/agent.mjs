@@ -11,6 +11,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
+import { pathToFileURL } from "node:url";
 
 import * as acp from "@agentclientprotocol/sdk";
 
@@ -95,7 +96,9 @@ class Turn {
   }
 }
 
-const app = acp
+// app is exported for serve_agent.mjs, which serves it over HTTP and
+// WebSocket; run as a program, this file serves it over stdio.
+export const app = acp
   .agent({ name: AGENT_NAME })
   .onRequest(acp.methods.agent.initialize, ({ params }) => {
     log("initialize", { protocolVersion: params.protocolVersion });
@@ -209,12 +212,14 @@ async function runTurn(client, sessionId, session, turn, text) {
 
 if (store) mkdirSync(store, { recursive: true });
 
-const stream = acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin));
-const connection = app.connect(stream);
-connection.closed.then(
-  () => log("connection closed"),
-  (err) => {
-    log("connection failed", { error: String(err) });
-    process.exitCode = 1;
-  },
-);
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const stream = acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin));
+  const connection = app.connect(stream);
+  connection.closed.then(
+    () => log("connection closed"),
+    (err) => {
+      log("connection failed", { error: String(err) });
+      process.exitCode = 1;
+    },
+  );
+}

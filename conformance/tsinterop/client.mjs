@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 // An ACP client built on the official TypeScript SDK
 // (@agentclientprotocol/sdk). It spawns the agent command given after "--",
-// runs one fixed flow against it (see README.md) and prints ONE JSON summary
+// or connects to an agent served at --url over the SDK's Streamable HTTP
+// (createHttpStream) or WebSocket (createWebSocketStream) transport, runs
+// one fixed flow against it (see README.md) and prints ONE JSON summary
 // line on stdout for a Go test to assert on. Exit status: 0 when the flow ran
 // without errors, 1 when it ran with errors (listed in the summary and on
 // stderr), 2 on bad usage, 3 on timeout.
 //
 //   node client.mjs [--timeout-ms N] -- AGENT [ARGS...]
+//   node client.mjs [--timeout-ms N] --url URL --transport http|ws
 //
 // Both agent processes (the flow's and the fresh one for session/load) get
 // ACP_INTEROP_STORE pointing at a temporary directory this client owns, so an
@@ -19,6 +22,9 @@ import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 
 import * as acp from "@agentclientprotocol/sdk";
+import { createHttpStream } from "@agentclientprotocol/sdk/experimental/http-client";
+import { createWebSocketStream } from "@agentclientprotocol/sdk/experimental/ws-client";
+import { WebSocket } from "ws";
 
 const CLIENT_NAME = "acpkit-tsinterop-client";
 
@@ -31,22 +37,35 @@ const PROMPTS = {
 };
 
 function usage(msg) {
-  process.stderr.write(`${CLIENT_NAME}: ${msg}\nusage: node client.mjs [--timeout-ms N] -- AGENT [ARGS...]\n`);
+  process.stderr.write(
+    `${CLIENT_NAME}: ${msg}\nusage: node client.mjs [--timeout-ms N] -- AGENT [ARGS...]\n` +
+      `       node client.mjs [--timeout-ms N] --url URL --transport http|ws\n`,
+  );
   process.exit(2);
 }
 
 function parseArgs(argv) {
   const sep = argv.indexOf("--");
-  if (sep < 0 || sep === argv.length - 1) usage("missing agent command after --");
-  const opts = { timeoutMs: 15000, agent: argv.slice(sep + 1) };
-  const flags = argv.slice(0, sep);
+  const opts = { timeoutMs: 15000, agent: sep < 0 ? [] : argv.slice(sep + 1), url: null, transport: null };
+  const flags = sep < 0 ? argv : argv.slice(0, sep);
   for (let i = 0; i < flags.length; i++) {
     if (flags[i] === "--timeout-ms" && i + 1 < flags.length) {
       opts.timeoutMs = Number(flags[++i]);
       if (!Number.isInteger(opts.timeoutMs) || opts.timeoutMs <= 0) usage(`bad --timeout-ms ${flags[i]}`);
+    } else if (flags[i] === "--url" && i + 1 < flags.length) {
+      opts.url = flags[++i];
+    } else if (flags[i] === "--transport" && i + 1 < flags.length) {
+      opts.transport = flags[++i];
+      if (opts.transport !== "http" && opts.transport !== "ws") usage(`bad --transport ${opts.transport}`);
     } else {
       usage(`unknown flag ${flags[i]}`);
     }
+  }
+  if (opts.url) {
+    if (opts.agent.length > 0) usage("give either --url or an agent command, not both");
+    if (!opts.transport) usage("--url needs --transport http|ws");
+  } else if (opts.agent.length === 0) {
+    usage("missing agent command after --");
   }
   return opts;
 }
@@ -97,8 +116,17 @@ const watchdog = setTimeout(() => {
 }, opts.timeoutMs);
 
 // spawnAgent starts one agent process and returns its ACP stream and a
-// promise of its exit status.
+// promise of its exit status. With --url it connects to the served agent
+// instead: a fresh transport connection, whose end (the connection's
+// close, a DELETE over HTTP) stands for the process's.
 function spawnAgent() {
+  if (opts.url) {
+    const stream =
+      opts.transport === "http"
+        ? createHttpStream(opts.url)
+        : createWebSocketStream(opts.url.replace(/^http/, "ws"), { WebSocket });
+    return { child: null, stream, exited: null };
+  }
   const [cmd, ...args] = opts.agent;
   const child = spawn(cmd, args, {
     stdio: ["pipe", "pipe", "inherit"],
@@ -126,6 +154,7 @@ function spawnAgent() {
 // stopAgent closes the agent's stdin (end of the connection) and waits for it
 // to exit on its own; an agent that lingers is killed and reported.
 async function stopAgent(agent) {
+  if (!agent.child) return; // connectWith closed the transport
   agent.child.stdin.end();
   let timer;
   const grace = new Promise((resolve) => {
@@ -200,6 +229,10 @@ async function promptTurn(ctx, sessionId, name) {
     toolStatuses: [],
   };
   let cancelSent = false;
+  // The cancel's own delivery: over HTTP its POST may still be in flight
+  // when the turn's answer arrives on an event stream, and closing the
+  // transport then would abort it, so the turn ends only once it is sent.
+  let cancelDelivered = Promise.resolve();
   collect = (params, agentCx) => {
     if (params.sessionId !== sessionId) fail(`update for session ${params.sessionId}`);
     const u = params.update;
@@ -212,13 +245,16 @@ async function promptTurn(ctx, sessionId, name) {
     if (name === "slow" && !cancelSent) {
       cancelSent = true;
       cancelledSessions.add(sessionId);
-      agentCx.notify(acp.methods.agent.session.cancel, { sessionId }).catch((err) => fail(`session/cancel: ${err.message}`));
+      cancelDelivered = agentCx
+        .notify(acp.methods.agent.session.cancel, { sessionId })
+        .catch((err) => fail(`session/cancel: ${err.message}`));
     }
   };
   const res = await ctx.request(acp.methods.agent.session.prompt, {
     sessionId,
     prompt: [{ type: "text", text: PROMPTS[name] }],
   });
+  await cancelDelivered;
   cancelledSessions.delete(sessionId);
   turn.stopReason = res.stopReason;
   summary.stopReasons.push(res.stopReason);

@@ -183,6 +183,31 @@ func (p *agentProc) stop(t *testing.T) {
 	}
 }
 
+// plainTurn is what goClient records of turn n of agent.mjs (README.md)
+// for a prompt without a keyword.
+func plainTurn(n int, prompt string) []string {
+	return []string{
+		fmt.Sprintf(`agent_message_chunk "turn %d: "`, n),
+		`agent_message_chunk "` + prompt + `"`,
+		`agent_message_chunk " [done]"`,
+		fmt.Sprintf("tool_call call-%d pending", n),
+		fmt.Sprintf("tool_call_update call-%d completed", n),
+	}
+}
+
+// rejectedTurn is the same for a prompt asking for permission, which
+// goClient rejects.
+func rejectedTurn(n int, prompt string) []string {
+	return []string{
+		fmt.Sprintf(`agent_message_chunk "turn %d: "`, n),
+		`agent_message_chunk "` + prompt + `"`,
+		`agent_message_chunk " [done]"`,
+		fmt.Sprintf("tool_call call-%d pending", n),
+		`agent_message_chunk "permission: reject-once"`,
+		fmt.Sprintf("tool_call_update call-%d failed", n),
+	}
+}
+
 func textPrompt(s string) []gen.ContentBlock {
 	return []gen.ContentBlock{&gen.ContentBlockText{Text: s}}
 }
@@ -228,13 +253,7 @@ func TestGoClientTSAgent(t *testing.T) {
 		res, err := p.agent.Prompt(ctx, &gen.PromptRequest{SessionID: sid, Prompt: textPrompt(goPromptPlain)})
 		require.NoError(t, err)
 		assert.Equal(t, gen.StopReasonEndTurn, res.StopReason)
-		assert.Equal(t, []string{
-			`agent_message_chunk "turn 1: "`,
-			`agent_message_chunk "` + goPromptPlain + `"`,
-			`agent_message_chunk " [done]"`,
-			"tool_call call-1 pending",
-			"tool_call_update call-1 completed",
-		}, client.take())
+		assert.Equal(t, plainTurn(1, goPromptPlain), client.take())
 	})
 
 	// The TypeScript SDK numbers its requests from 0, so this first request
@@ -243,14 +262,7 @@ func TestGoClientTSAgent(t *testing.T) {
 		res, err := p.agent.Prompt(ctx, &gen.PromptRequest{SessionID: sid, Prompt: textPrompt(goPromptPermission)})
 		require.NoError(t, err)
 		assert.Equal(t, gen.StopReasonEndTurn, res.StopReason)
-		assert.Equal(t, []string{
-			`agent_message_chunk "turn 2: "`,
-			`agent_message_chunk "` + goPromptPermission + `"`,
-			`agent_message_chunk " [done]"`,
-			"tool_call call-2 pending",
-			`agent_message_chunk "permission: reject-once"`,
-			"tool_call_update call-2 failed",
-		}, client.take())
+		assert.Equal(t, rejectedTurn(2, goPromptPermission), client.take())
 		client.mu.Lock()
 		defer client.mu.Unlock()
 		require.Len(t, client.perms, 1)

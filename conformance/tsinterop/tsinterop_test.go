@@ -139,8 +139,17 @@ func runNodeSummary[T any](t *testing.T, script string, args ...string) (T, erro
 }
 
 // requireFlow asserts the summary of a complete client.mjs run against an
-// agent that behaves as README.md describes.
+// agent process that behaves as README.md describes.
 func requireFlow(t *testing.T, s summary, agentName string) {
+	t.Helper()
+	// Both agent processes exited by themselves, successfully, once their
+	// stdin closed.
+	requireFlowOf(t, s, agentName, []any{float64(0), float64(0)})
+}
+
+// requireFlowOf is requireFlow with the agent exits expected: none for a
+// served agent, which no client process starts.
+func requireFlowOf(t *testing.T, s summary, agentName string, exits []any) {
 	t.Helper()
 	require.True(t, s.OK, "errors: %q", s.Errors)
 	require.Empty(t, s.Errors)
@@ -193,10 +202,7 @@ func requireFlow(t *testing.T, s summary, agentName string) {
 	assert.Equal(t, wantTranscript(promptPlain, promptPermission, promptSlow), s.Replay.Transcript)
 
 	assert.Empty(t, s.OutOfTurn, "updates outside the flow's steps")
-
-	// Both agent processes exited by themselves, successfully, once their
-	// stdin closed.
-	assert.Equal(t, []any{float64(0), float64(0)}, s.AgentExits)
+	assert.Equal(t, exits, s.AgentExits)
 }
 
 // wantTranscript is the conversation an agent following README.md replays

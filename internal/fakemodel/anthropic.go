@@ -41,7 +41,8 @@ func serveAnthropic(s *Server, w http.ResponseWriter, r *http.Request, rec Reque
 	if rep.ToolCall != nil {
 		stop = "tool_use"
 	}
-	usage := map[string]any{"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+	u := rep.usage()
+	usage := map[string]any{"input_tokens": u.Input, "output_tokens": u.Output, "cache_creation_input_tokens": u.CacheWrite, "cache_read_input_tokens": u.CacheRead}
 	if !req.Stream {
 		var content []any
 		if rep.Text != "" || rep.ToolCall == nil {
@@ -64,7 +65,9 @@ func serveAnthropic(s *Server, w http.ResponseWriter, r *http.Request, rec Reque
 	}
 	err := ev("message_start", map[string]any{"message": map[string]any{
 		"id": id, "type": "message", "role": "assistant", "model": req.Model, "content": []any{},
-		"stop_reason": nil, "stop_sequence": nil, "usage": map[string]any{"input_tokens": 10, "output_tokens": 1},
+		"stop_reason": nil, "stop_sequence": nil, "usage": map[string]any{
+			"input_tokens": u.Input, "output_tokens": 1, "cache_creation_input_tokens": u.CacheWrite, "cache_read_input_tokens": u.CacheRead,
+		},
 	}})
 	index := 0
 	text := func(t string) error {
@@ -97,7 +100,7 @@ func serveAnthropic(s *Server, w http.ResponseWriter, r *http.Request, rec Reque
 		}
 	}
 	if err == nil {
-		err = ev("message_delta", map[string]any{"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 5}})
+		err = ev("message_delta", map[string]any{"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": u.Output}})
 	}
 	if err == nil {
 		_ = ev("message_stop", map[string]any{})

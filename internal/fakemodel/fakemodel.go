@@ -36,11 +36,37 @@ import (
 // Reply is one scripted model answer. Text is streamed in small chunks;
 // ToolCall, when set, follows the text as a request to run a tool; Slow
 // keeps streaming text until the client goes away, the server closes or
-// Options.SlowFor passes.
+// Options.SlowFor passes. Usage, when set, is the token usage the answer
+// reports; nil reports DefaultUsage.
 type Reply struct {
 	Text     string
 	ToolCall *ToolCall
 	Slow     bool
+	Usage    *Usage
+}
+
+// Usage is the token usage one answer reports, in the API's own terms:
+// Anthropic's input_tokens leave out CacheRead and CacheWrite, which it
+// reports beside them (cache_read_input_tokens,
+// cache_creation_input_tokens); OpenAI's input_tokens include CacheRead
+// (input_tokens_details.cached_tokens) and its output_tokens include
+// Reasoning (output_tokens_details.reasoning_tokens). Anthropic has no
+// reasoning figure and OpenAI no cache-write one; each ignores the other's.
+type Usage struct {
+	Input, Output         int64
+	CacheRead, CacheWrite int64
+	Reasoning             int64
+}
+
+// DefaultUsage is what an answer without a scripted Usage reports.
+var DefaultUsage = Usage{Input: 10, Output: 5}
+
+// usage is the reply's usage, DefaultUsage when none was scripted.
+func (r Reply) usage() Usage {
+	if r.Usage != nil {
+		return *r.Usage
+	}
+	return DefaultUsage
 }
 
 // ToolCall is a tool the model asks the runtime to run. Input is the JSON

@@ -245,3 +245,37 @@ func TestChunks(t *testing.T) {
 	assert.Equal(t, []string{"one two ", "three four ", "five"}, chunks("one two three four five"))
 	assert.Empty(t, chunks(""))
 }
+
+func TestScriptedUsage_EachAPIReportsItInItsOwnTerms(t *testing.T) {
+	u := &Usage{Input: 100, Output: 20, CacheRead: 40, CacheWrite: 8, Reasoning: 6}
+	s := Start(t, func(r Request) Reply {
+		if r.Contains(`"default"`) {
+			return Reply{Text: "plain"}
+		}
+		return Reply{Text: "figures", Usage: u}
+	})
+
+	evs := readEvents(t, post(t, context.Background(), s, "/v1/messages", `{"model":"m","stream":true}`).Body)
+	start := evs[0].data["message"].(map[string]any)["usage"].(map[string]any)
+	assert.Equal(t, map[string]any{"input_tokens": 100.0, "output_tokens": 1.0, "cache_read_input_tokens": 40.0, "cache_creation_input_tokens": 8.0}, start)
+	last := evs[len(evs)-2]
+	require.Equal(t, "message_delta", last.name)
+	assert.Equal(t, map[string]any{"output_tokens": 20.0}, last.data["usage"], "the final output count")
+
+	var msg struct{ Usage map[string]int64 }
+	require.NoError(t, json.NewDecoder(post(t, context.Background(), s, "/v1/messages", `{"model":"m"}`).Body).Decode(&msg))
+	assert.Equal(t, map[string]int64{"input_tokens": 100, "output_tokens": 20, "cache_read_input_tokens": 40, "cache_creation_input_tokens": 8}, msg.Usage)
+
+	evs = readEvents(t, post(t, context.Background(), s, "/v1/responses", `{"model":"m","stream":true}`).Body)
+	done := evs[len(evs)-1].data["response"].(map[string]any)
+	assert.Equal(t, map[string]any{
+		"input_tokens": 100.0, "input_tokens_details": map[string]any{"cached_tokens": 40.0},
+		"output_tokens": 20.0, "output_tokens_details": map[string]any{"reasoning_tokens": 6.0},
+		"total_tokens": 120.0,
+	}, done["usage"])
+
+	evs = readEvents(t, post(t, context.Background(), s, "/v1/responses", `{"model":"default","stream":true}`).Body)
+	done = evs[len(evs)-1].data["response"].(map[string]any)
+	assert.Equal(t, 10.0, done["usage"].(map[string]any)["input_tokens"], "DefaultUsage without a scripted one")
+	assert.Equal(t, 5.0, done["usage"].(map[string]any)["output_tokens"])
+}

@@ -50,10 +50,11 @@ func serveOpenAI(s *Server, w http.ResponseWriter, r *http.Request, rec Request)
 	response := func(status string, output []any) map[string]any {
 		m := map[string]any{"id": respID, "object": "response", "status": status, "model": req.Model, "output": output}
 		if status == "completed" {
+			u := rep.usage()
 			m["usage"] = map[string]any{
-				"input_tokens": 10, "input_tokens_details": map[string]any{"cached_tokens": 0},
-				"output_tokens": 5, "output_tokens_details": map[string]any{"reasoning_tokens": 0},
-				"total_tokens": 15,
+				"input_tokens": u.Input, "input_tokens_details": map[string]any{"cached_tokens": u.CacheRead},
+				"output_tokens": u.Output, "output_tokens_details": map[string]any{"reasoning_tokens": u.Reasoning},
+				"total_tokens": u.Input + u.Output,
 			}
 		}
 		return m

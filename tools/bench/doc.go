@@ -25,4 +25,13 @@
 //     start with a bare spawn-and-exit of the same binary, its floor, and
 //     reports both times and their ratio (issue #15); handshake, with no
 //     target, is start done with acpsdk alone.
+//   - BenchmarkNetRoundTrip/{http,ws}/{acpnet,bare,tssdk}: a request round
+//     trip over Streamable HTTP and WebSocket with acpsdk/acpnet on both
+//     ends, a bare echo of the same line with the same library, and the
+//     TypeScript SDK's transports (issue #27).
+//   - BenchmarkNetNotifications/{http,ws}/{acpnet,tssdk}: a prompt answered
+//     after 100,000 session/update notifications, each handled by the
+//     client first, over each transport (issue #27). The tssdk benchmarks
+//     run conformance/tsinterop/bench_transports.mjs with that directory's
+//     pinned node_modules (`make deps`).
 package bench

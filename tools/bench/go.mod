@@ -6,6 +6,7 @@ require (
 	acpkit.dev v0.1.0
 	acpkit.dev/adapter v0.1.0
 	github.com/coder/acp-go-sdk v0.13.0
+	github.com/coder/websocket v1.8.15
 	github.com/segmentio/encoding v0.5.4
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0

@@ -283,6 +283,8 @@ var notRunnable = []struct {
 	{"resolves only once acpkit.dev is served (docs/RELEASING.md)", regexp.MustCompile(`@latest`)},
 	{"is the whole test suite, this test among it", regexp.MustCompile(`^make test\b`)},
 	{"is a synopsis, not a command", regexp.MustCompile(`\[flags\]`)},
+	// The pair runs in acpcheck's TestTR13_GradesAnAgentServedAtAURL.
+	{"serves on a port the OS picks, or dials the port it printed", regexp.MustCompile(`--listen 127\.0\.0\.1:0|:PORT/`)},
 }
 
 // TestREADMEExamplesThatDoNotRunSayWhy: every command line in the README's

@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 
+	"acpkit.dev/acpsdk/acpnet"
 	"acpkit.dev/adapter"
 	"acpkit.dev/adapter/cmd/acprun/internal/cli"
 )
@@ -13,9 +15,17 @@ type adapterRuntime struct{ a *adapter.Adapter }
 
 // newRuntime builds the adapter with no extension block (acprun declares
 // MCP servers through --mcp-config, which arrives per session, CFG-7),
-// acprun's wire tap, its --permissions hook and --containment.
+// acprun's wire tap, its --permissions hook and --containment; with a URL,
+// sessions connect to the runtime served there instead of launching one
+// ([acpkit] adapter.WithDialer).
 func newRuntime(o cli.RuntimeOptions) (cli.Runtime, error) {
 	opts := []adapter.Option{adapter.WithLogger(o.Logger), adapter.WithWireTap(o.Tap), adapter.WithContainment(o.Containment)}
+	if o.URL != "" {
+		url := o.URL
+		opts = append(opts, adapter.WithDialer(func(ctx context.Context) (io.ReadWriteCloser, error) {
+			return acpnet.Dial(ctx, url, nil)
+		}))
+	}
 	if o.PermissionHook != nil {
 		opts = append(opts, adapter.WithPermissionHook(o.PermissionHook))
 	}

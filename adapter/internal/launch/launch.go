@@ -109,8 +109,14 @@ type Process struct {
 	signalled atomic.Bool
 }
 
-// PID is the process id as a decimal string (SP-9).
-func (p *Process) PID() string { return strconv.Itoa(p.pid) }
+// PID is the process id as a decimal string (SP-9); "" for a runtime
+// served over the network, which has no process ([acpkit], Dialed).
+func (p *Process) PID() string {
+	if p.pid == 0 {
+		return ""
+	}
+	return strconv.Itoa(p.pid)
+}
 
 // Stdin is the write end of the child's standard input.
 func (p *Process) Stdin() io.WriteCloser { return p.stdin }

@@ -44,6 +44,9 @@ type Target struct {
 	// Command is agent.command as configured; on a remote launch it
 	// travels to the far side unsplit (LT-4).
 	Command string
+	// Dialed is true when the runtime is served over the network and a
+	// connection replaces the launch ([acpkit], see Dialed).
+	Dialed bool
 }
 
 // Spec is the local launch of t: its program and arguments in its

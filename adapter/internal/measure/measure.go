@@ -2,11 +2,16 @@
 // reads one specific runtime's token usage outside the wire, because the
 // protocol carries no spend counter (MS-1).
 //
-// It holds the Source interface, Figure and the ordered Registry; the one
-// source that ships, Gemini CLI (§9), is in the gemini subpackage. The
-// adapter's restart-to-settle (§8) drives Claim, Recognize, Env and Close
-// through this interface and its turns call Drain; the registry's order is
-// the claim order both rely on (MS-2, MS-3, RS-2).
+// It holds the Source interface, Figure and the ordered Registry, and what
+// every source shares: the claim rule (NamesRuntime), the runtime's own
+// environment as the command line shows it (Launch.Getenv), the grading of
+// run-cumulative counts against each turn's bound (Account) and a bounded
+// reader of files a runtime appends lines to (Lines). The sources that ship
+// are subpackages: gemini (Gemini CLI, §9), claude (claude-agent-acp) and
+// codex (codex-acp), MS-16. The adapter's restart-to-settle (§8) drives
+// Claim, Recognize, Env and Close through this interface and its turns call
+// Drain; the registry's order is the claim order both rely on (MS-2, MS-3,
+// RS-2).
 package measure
 
 import (
@@ -23,8 +28,11 @@ type Launch struct {
 	// Remote is true for a launch over SSH; no source claims one (MS-2,
 	// RS-7).
 	Remote bool
+	// Dir is the runtime's working directory, the workspace.
+	Dir string
 	// RuntimeName is empty on a first offer (MS-2); on a relaunch offer it
-	// is the name the handshake reported (RS-4).
+	// is the name the handshake reported (RS-4), and the command line is
+	// the same one.
 	RuntimeName string
 }
 

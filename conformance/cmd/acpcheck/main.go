@@ -2,11 +2,17 @@
 //
 //	acpcheck --command "gemini --acp" [--cwd DIR] [--json] [--timeout D]
 //	         [--exit-bound D] [--baseline FILE] [--only ID,ID] [-v]
-//	         [--transcripts DIR] [--auth-method ID] [--agent-env NAME[=VALUE]]…
+//	         [--transcripts DIR] [--html FILE] [--auth-method ID] [--agent-env NAME[=VALUE]]…
+//	acpcheck --url http://127.0.0.1:8080/acp [the same flags]
 //	acpcheck --list
 //	acpcheck --version
 //
 // It launches the command once per check (split on whitespace; no shell),
+// or with --url connects once per check to an agent served at an http://,
+// https://, ws://, wss:// or tcp:// URL (acpkit.dev/acpsdk/acpnet), where
+// the checks that need a process (closing stdin, a signal) are skipped
+// with that reason, and so is the one that sends a line that is not JSON
+// over Streamable HTTP, whose transport answers it itself;
 // runs the registry of acpkit.dev/conformance/check, and prints a table of
 // ID, tier, result and reason — or, with --json, one JSON report — followed
 // by the wire transcript of every check that did not pass. Both name the
@@ -93,10 +99,11 @@ func isTerminal(f *os.File) bool {
 
 // synopsis heads acpcheck's --help.
 const synopsis = `usage: acpcheck --command "AGENT COMMAND" [flags]
+       acpcheck --url URL [flags]
        acpcheck client [flags] -- CLIENT-COMMAND [ARGS...]
        acpcheck --list | --version
 
-Launches the agent once per check and grades how far it conforms to the
+Launches the agent (or connects to it) once per check and grades how far it conforms to the
 Agent Client Protocol. Exit status: 0 every mandatory and advertised check
 passed, 1 one failed (or the baseline is stale), 2 bad arguments or an
 agent that cannot be launched.`
@@ -107,7 +114,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, live bool
 		return runClient(ctx, args[1:], stdout, stderr, live)
 	}
 	fs := cmdline.New("acpcheck", synopsis)
-	command := fs.String("command", "", "the agent command line, e.g. \"gemini --acp\" (required)")
+	command := fs.String("command", "", "the agent command line, e.g. \"gemini --acp\" (this or --url)")
+	url := fs.String("url", "", "grade the agent served at this http://, https://, ws://, wss:// or tcp:// URL instead of launching one")
 	cwd := fs.String("cwd", ".", "working directory for the agent and its sessions")
 	asJSON := fs.Bool("json", false, "print one JSON report instead of a table")
 	timeout := fs.Duration("timeout", 30*time.Second, "bound on each wait for a response")
@@ -138,8 +146,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, live bool
 		return 0
 	}
 	argv := strings.Fields(*command)
-	if len(argv) == 0 {
-		fmt.Fprintln(stderr, "acpcheck: --command is required")
+	switch {
+	case len(argv) > 0 && *url != "":
+		fmt.Fprintln(stderr, "acpcheck: give --command or --url, not both")
+		return check.ExitUsage
+	case len(argv) == 0 && *url == "":
+		fmt.Fprintln(stderr, "acpcheck: --command or --url is required")
 		return check.ExitUsage
 	}
 	dir, err := filepath.Abs(*cwd)
@@ -166,7 +178,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, live bool
 		fmt.Fprintf(stderr, "acpcheck: %v\n", err)
 		return check.ExitUsage
 	}
-	target := check.Target{Argv: argv, Dir: dir}
+	target := check.Target{Argv: argv, URL: *url, Dir: dir}
 	if len(env) > 0 {
 		if target.Env, target.Secrets, err = env.apply(os.Environ(), os.LookupEnv); err != nil {
 			fmt.Fprintf(stderr, "acpcheck: --agent-env: %v\n", err)

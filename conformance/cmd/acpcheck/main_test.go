@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"acpkit.dev/conformance/check"
 	"acpkit.dev/conformance/internal/scenario"
 	"acpkit.dev/conformance/internal/testbin"
+	"acpkit.dev/internal/acpnettest"
 )
 
 var refagent, refclient string
@@ -260,4 +262,22 @@ func TestAcpcheck_AMistypedFlagGetsADidYouMean(t *testing.T) {
 	code = run(context.Background(), []string{"--timeout", "soon", "--command", "x"}, &out, &errb, false)
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errb.String(), `"soon" is not a duration: use a unit, e.g. 5s`)
+}
+
+// TestTR13_GradesAnAgentServedAtAURL runs acpcheck --url against the
+// reference agent served over WebSocket: it grades every check that needs
+// no process and says why it skips the others.
+func TestTR13_GradesAnAgentServedAtAURL(t *testing.T) {
+	p := acpnettest.Run(t, exec.Command(refagent, "--listen", "127.0.0.1:0", "--transport", "ws", "--load-session", "--resume", "--close", "--delete"))
+	// Served at a URL the agent has no process to grade: process.stdin-close
+	// (mandatory) is skipped, saying why, so the verdict is INCOMPLETE, not
+	// OK, and nothing fails.
+	code, out, _ := acpcheck(t, "--url", p)
+	assert.Equal(t, check.ExitIncomplete, code, out)
+	assert.Regexp(t, `\d+ checks: \d+ pass, 0 fail .*— INCOMPLETE`, out)
+	assert.Regexp(t, `(?m)^process\.stdin-close\s+mandatory\s+skip\s+needs the agent's process`, out)
+
+	code, _, stderr := acpcheck(t, "--url", p, "--command", refagent)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "not both")
 }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -61,12 +60,9 @@ type Source struct {
 	tel tally
 	// inherited are the journal ids present at Open (GEM-3).
 	inherited map[string]bool
-	// answered is the basis of the last figure answered; carry is the part
-	// of earlier bounds no figure covered (GEM-11).
-	answered int64
-	carry    int64
-	last     measure.Usage
-	model    string
+	// acct grades the figures and carries what they left uncovered
+	// (GEM-11).
+	acct measure.Account
 }
 
 var _ measure.Source = (*Source)(nil)
@@ -82,23 +78,22 @@ func Factory() measure.Source { return New() }
 // Name identifies the source.
 func (s *Source) Name() string { return Name }
 
+// runtime is how the source knows Gemini CLI: its handshake name (GEM-1)
+// and Q-2's claim rule as measured on Gemini CLI 0.61.0, a token whose
+// base name, less one script or executable suffix, is gemini, or the npm
+// package, bare or versioned.
+var runtime = measure.Runtime{Name: RuntimeName, Programs: []string{"gemini"}, Packages: []string{"@google/gemini-cli"}}
+
 // Recognize accepts exactly Gemini CLI's handshake name; the version plays
 // no part (GEM-1, MS-3).
-func (s *Source) Recognize(runtimeName string) bool { return runtimeName == RuntimeName }
+func (s *Source) Recognize(runtimeName string) bool { return runtime.Recognize(runtimeName) }
 
 // Claim claims a local launch whose command line names Gemini CLI (Q-2), or
 // a relaunch offer for a runtime it recognises (RS-4). A claim creates the
 // private directory and arms the telemetry variables (GEM-2).
 func (s *Source) Claim(l measure.Launch) (bool, error) {
-	if l.Remote {
-		return false, nil // MS-2, RS-7
-	}
-	if l.RuntimeName != "" {
-		if !s.Recognize(l.RuntimeName) {
-			return false, nil
-		}
-	} else if !namesGemini(append([]string{l.Program}, l.Args...)) {
-		return false, nil
+	if !runtime.Claims(l) {
+		return false, nil // MS-2, RS-7, RS-4
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -119,31 +114,6 @@ func (s *Source) Claim(l measure.Launch) (bool, error) {
 		"GEMINI_TELEMETRY_LOG_PROMPTS=false",
 	}
 	return true, nil
-}
-
-// namesGemini is Q-2's rule as measured on Gemini CLI 0.61.0: any token
-// (after splitting on whitespace) whose base name, less one script or
-// executable suffix, is gemini; or the npm package, bare or versioned.
-func namesGemini(tokens []string) bool {
-	for _, tok := range tokens {
-		for _, t := range strings.Fields(tok) {
-			if t == "@google/gemini-cli" || strings.HasPrefix(t, "@google/gemini-cli@") {
-				return true
-			}
-			base := t[strings.LastIndexAny(t, `/\`)+1:]
-			lower := strings.ToLower(base)
-			for _, ext := range []string{".exe", ".cmd", ".bat", ".ps1", ".js", ".mjs", ".cjs"} {
-				if strings.HasSuffix(lower, ext) {
-					lower = strings.TrimSuffix(lower, ext)
-					break
-				}
-			}
-			if lower == "gemini" {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // Env is the claim's assignments; nil before a claim.
@@ -173,7 +143,7 @@ func (s *Source) Open(sessionID string) error {
 	}
 	s.sessionID = sessionID
 	s.tel = tally{}
-	s.answered, s.carry, s.last, s.model = 0, 0, measure.Usage{}, ""
+	s.acct = measure.Account{}
 	s.pos = 0
 	if fi, err := os.Stat(s.outfile()); err == nil {
 		s.pos = fi.Size()
@@ -219,65 +189,31 @@ func (s *Source) Drain(ctx context.Context, lowerBound int64) (measure.Figure, b
 	if s.dir == "" || s.closed || s.sessionID == "" {
 		return measure.Figure{}, false
 	}
-	need := max(lowerBound, 0) + s.carry
 	before := s.tel
-	deadline := time.NewTimer(s.pollFor)
-	defer deadline.Stop()
-	tick := time.NewTicker(s.pollEvery)
-	defer tick.Stop()
-	for {
+	cancelled := measure.Poll(ctx, s.pollEvery, s.pollFor, func() bool {
 		s.pos = readTelemetry(s.outfile(), s.pos, s.sessionID, &s.tel)
-		counted := s.tel.records > before.records
-		if lowerBound > 0 && s.tel.basis()-s.answered >= need {
-			return s.answer(lowerBound, need, s.tel, "telemetry"), true
-		}
-		if lowerBound <= 0 && counted {
-			break // no bound to wait for: what arrived is the figure
-		}
-		select {
-		case <-ctx.Done():
-			s.settle(need, 0)
-			return measure.Figure{}, false
-		case <-deadline.C:
-		case <-tick.C:
-			continue
-		}
-		break
+		// Without a bound there is nothing to wait for: what arrived is
+		// the figure.
+		return s.acct.Covers(s.tel.count(), lowerBound) || (lowerBound <= 0 && s.tel.records > before.records)
+	})
+	if cancelled {
+		s.acct.Nothing(lowerBound)
+		return measure.Figure{}, false
+	}
+	if s.acct.Covers(s.tel.count(), lowerBound) {
+		return s.acct.Answer(lowerBound, s.tel.count(), "telemetry"), true
 	}
 	telSince := s.tel.since(before)
 	telMeasured := telSince.records > 0 && (telSince.nonZero() || lowerBound <= 0)
 	j := readJournal(s.journalHome(), s.sessionID, s.inherited)
-	journalMeasured := j.t.records > 0 && (j.t.basis() > s.answered || lowerBound <= 0) && (j.t.nonZero() || lowerBound <= 0)
+	answered := s.acct.Answered()
+	journalMeasured := j.t.records > 0 && (j.t.basis() > answered || lowerBound <= 0) && (j.t.nonZero() || lowerBound <= 0)
 	switch {
 	case journalMeasured && (!telMeasured || j.t.basis() > s.tel.basis()):
-		return s.answer(lowerBound, need, j.t, "journal"), true
+		return s.acct.Answer(lowerBound, j.t.count(), "journal"), true
 	case telMeasured:
-		return s.answer(lowerBound, need, s.tel, "telemetry"), true
+		return s.acct.Answer(lowerBound, s.tel.count(), "telemetry"), true
 	}
-	s.settle(need, 0)
+	s.acct.Nothing(lowerBound)
 	return measure.Figure{}, false
 }
-
-// answer grades a figure against the bound, carries what it left uncovered
-// and never reports less than before (GEM-11, GEM-12).
-func (s *Source) answer(lowerBound, need int64, t tally, origin string) measure.Figure {
-	advance := max(t.basis()-s.answered, 0)
-	grade := measure.GradePartial
-	switch {
-	case lowerBound <= 0:
-		grade = measure.GradeUnknown
-	case advance >= need:
-		grade = measure.GradeAccounted
-	}
-	s.settle(need, advance)
-	if u := t.usage(); t.basis() >= s.answered {
-		s.last, s.answered = u, t.basis()
-	}
-	if m := strings.TrimSpace(t.model()); m != "" {
-		s.model = m
-	}
-	return measure.Figure{Usage: s.last, Model: s.model, Origin: origin, Grade: grade}
-}
-
-// settle carries forward the part of need that advance did not cover.
-func (s *Source) settle(need, advance int64) { s.carry = max(need-advance, 0) }

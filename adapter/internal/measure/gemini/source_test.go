@@ -400,19 +400,19 @@ func TestGEM11_PartialCarriesForwardAndNeverMovesBackwards(t *testing.T) {
 	f, ok := s.Drain(context.Background(), 300)
 	require.True(t, ok)
 	assert.Equal(t, measure.GradePartial, f.Grade)
-	assert.Equal(t, int64(23), s.carry, "300 - 277 is left for the next turn")
+	assert.Equal(t, int64(23), s.acct.Carry(), "300 - 277 is left for the next turn")
 
 	appendFile(t, out, data[cut:]) // the rest: basis 562, advance 285
 	f, ok = s.Drain(context.Background(), 250)
 	require.True(t, ok)
 	assert.Equal(t, measure.GradeAccounted, f.Grade, "285 covers 250 + 23")
 	assert.Equal(t, s1Usage, f.Usage)
-	assert.Zero(t, s.carry)
+	assert.Zero(t, s.acct.Carry())
 
 	f, ok = s.Drain(context.Background(), 0)
 	assert.False(t, ok, "nothing new")
 	assert.Equal(t, measure.Figure{}, f)
-	assert.Equal(t, s1Usage, s.last, "GEM-11: the reported figure never moves backwards")
+	assert.Equal(t, s1Usage, s.acct.Last(), "GEM-11: the reported figure never moves backwards")
 }
 
 func TestGEM7_CancelDuringPollIsNothing(t *testing.T) {

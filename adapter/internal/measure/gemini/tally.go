@@ -50,6 +50,11 @@ func (t tally) model() string {
 
 func (t tally) nonZero() bool { return t.nonZeroRecords > 0 }
 
+// count is the tally as measure.Account grades it.
+func (t tally) count() measure.Count {
+	return measure.Count{Usage: t.usage(), Basis: t.basis(), Records: t.records, NonZero: t.nonZeroRecords, Model: t.model()}
+}
+
 // since is what t counted after before.
 func (t tally) since(before tally) tally {
 	return tally{

@@ -70,8 +70,8 @@ const notifications = 100_000
 
 const ns = "ns/op"
 
-// targets are the goals of issues #2, #3 and #15; the benchmarks that
-// feed them live in tools/bench.
+// targets are the goals of issues #2, #3, #15 and #27; the benchmarks
+// that feed them live in tools/bench.
 var targets = []target{
 	{
 		issue: 2, spec: "SDK-11", what: "codec decode+encode speed, coder / ours",
@@ -172,5 +172,46 @@ var targets = []target{
 		paired: true,
 		show:   []term{{"BenchmarkAdapter/start", ns}, {"BenchmarkAdapter/start", "spawn-ns/op"}},
 		cmp:    atMost, goal: 1.2,
+	},
+	// Issue #27's network goals: acpsdk/acpnet against the TypeScript
+	// SDK 2.4.0's own transports (both ends in one node process), and
+	// against a bare echo of the same request line written with the same
+	// library (net/http: a POST whose body comes back as an event;
+	// coder/websocket: a message echoed back).
+	{
+		issue: 27, spec: "TR-1", what: "request round trip over HTTP, acpnet / bare net/http POST+SSE echo",
+		num: []term{{"BenchmarkNetRoundTrip/http/acpnet", ns}},
+		den: []term{{"BenchmarkNetRoundTrip/http/bare", ns}},
+		cmp: atMost, goal: 1.5,
+	},
+	{
+		issue: 27, spec: "TR-13", what: "request round trip over WebSocket, acpnet / bare coder/websocket echo",
+		num: []term{{"BenchmarkNetRoundTrip/ws/acpnet", ns}},
+		den: []term{{"BenchmarkNetRoundTrip/ws/bare", ns}},
+		cmp: atMost, goal: 1.5,
+	},
+	{
+		issue: 27, spec: "TR-1", what: "request round trip over HTTP, TS SDK / acpnet",
+		num:  []term{{"BenchmarkNetRoundTrip/http/tssdk", ns}},
+		den:  []term{{"BenchmarkNetRoundTrip/http/acpnet", ns}},
+		info: true,
+	},
+	{
+		issue: 27, spec: "TR-13", what: "request round trip over WebSocket, TS SDK / acpnet",
+		num:  []term{{"BenchmarkNetRoundTrip/ws/tssdk", ns}},
+		den:  []term{{"BenchmarkNetRoundTrip/ws/acpnet", ns}},
+		info: true,
+	},
+	{
+		issue: 27, spec: "TR-18", what: "100k notifications over HTTP, throughput acpnet / TS SDK",
+		num: []term{{"BenchmarkNetNotifications/http/tssdk", ns}},
+		den: []term{{"BenchmarkNetNotifications/http/acpnet", ns}},
+		cmp: atLeast, goal: 5,
+	},
+	{
+		issue: 27, spec: "TR-18", what: "100k notifications over WebSocket, throughput acpnet / TS SDK",
+		num: []term{{"BenchmarkNetNotifications/ws/tssdk", ns}},
+		den: []term{{"BenchmarkNetNotifications/ws/acpnet", ns}},
+		cmp: atLeast, goal: 5,
 	},
 }

@@ -85,3 +85,7 @@ func (f *finalView) wire(adapter.WireEvent)                {}
 func (f *finalView) stopBegin()                            {}
 func (f *finalView) pause() func()                         { return func() {} }
 func (f *finalView) close()                                {}
+
+// served says on stderr, where --final's notes go, that the runtime has
+// no process here, as the other views do.
+func (f *finalView) served(url string) { f.note("%s", servedNote(url)) }

@@ -31,6 +31,9 @@ type Config struct {
 	ResumePolicy string
 	// MCPConfig is the absolute path of an MCP server file, or "".
 	MCPConfig string
+	// URL, when set, is a runtime served over the network that the
+	// session connects to instead of launching one (adapter.WithDialer).
+	URL string
 	// SSHHost, when set, runs the runtime on that host over ssh (§21);
 	// SSHStrictHostKeyChecking and SSHPassEnv go with it.
 	SSHHost                  string
@@ -138,6 +141,7 @@ func newFlagSet(c *Config, logLevel *string, prompts *[]promptSource) *cmdline.F
 	fs.StringVar(&c.Permissions, "permissions", permRefuse, "`POLICY` for the runtime's permission requests: refuse (the unattended default), ask (y/N on the terminal), approve-reads (read, search, fetch and think only) or approve-all")
 	fs.StringVar(&c.AuthMethod, "auth-method", "", "call authenticate with this advertised auth method `ID` before the session starts")
 	fs.StringVar(&c.MCPConfig, "mcp-config", "", "declare the MCP servers of this JSON `PATH` to the runtime")
+	fs.StringVar(&c.URL, "url", "", "drive the runtime served at this http://, https://, ws://, wss:// or tcp:// `URL` instead of launching one")
 	fs.StringVar(&c.SSHHost, "ssh-host", "", "run the runtime on this `HOST` over ssh; the workspace path must exist there too")
 	fs.StringVar(&c.SSHStrictHostKeyChecking, "ssh-strict-host-key-checking", "", "ssh's host key `POLICY` with --ssh-host: accept-new (default), yes or no")
 	fs.Func("ssh-pass-env", "carry the environment variable `NAME` to the remote runtime (repeatable)", func(name string) error {
@@ -313,6 +317,8 @@ func (c *Config) check() error {
 		return cmdline.Usagef("--ssh-strict-host-key-checking %q: want accept-new, yes or no", c.SSHStrictHostKeyChecking)
 	}
 	switch {
+	case c.URL != "" && (c.CommandGiven || c.SSHHost != "" || c.Demo):
+		return &UsageError{Reason: "--url drives a runtime served elsewhere: it takes no --command, --ssh-host or --demo"}
 	case c.SSHHost == "" && (c.SSHStrictHostKeyChecking != "" || len(c.SSHPassEnv) > 0):
 		return cmdline.Usagef("--ssh-strict-host-key-checking and --ssh-pass-env apply to a remote run: add --ssh-host")
 	case c.JSON && c.Final:

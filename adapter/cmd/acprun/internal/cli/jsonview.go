@@ -18,6 +18,9 @@ import (
 type view interface {
 	status(label string)
 	startBegin(command, cwd string)
+	// served says, once, that the runtime is served at url, so what needs
+	// a process (spawn, signals, a process's teardown) does not apply.
+	served(url string)
 	startupFailed(err error)
 	sessionStarted(s Session, took time.Duration)
 	resumed(r resumeReport)
@@ -150,6 +153,17 @@ func (j *jsonView) event(e adapter.Event) {
 		return
 	}
 	j.write(toJSONEvent(e))
+}
+
+// jsonServed is the served line: the runtime is reached over the network.
+type jsonServed struct {
+	Type    string `json:"type"`
+	URL     string `json:"url"`
+	Message string `json:"message"`
+}
+
+func (j *jsonView) served(url string) {
+	j.write(jsonServed{Type: "served", URL: url, Message: servedNote(url)})
 }
 
 func (j *jsonView) startupFailed(err error) {

@@ -70,6 +70,9 @@ type RuntimeOptions struct {
 	// Containment is how the runtimes' descendants are contained (TD-15,
 	// adapter.WithContainment).
 	Containment adapter.Containment
+	// URL, when set, is where the runtime is served: sessions connect to
+	// it instead of launching one ([acpkit] adapter.WithDialer).
+	URL string
 }
 
 // Main runs acprun and returns its exit status.
@@ -195,7 +198,9 @@ func (r *run) session() runReport {
 	}
 
 	command := r.cfg.Command
-	if !r.cfg.CommandGiven {
+	if r.cfg.URL != "" {
+		command = r.cfg.URL // nothing runs: it names the runtime in the records
+	} else if !r.cfg.CommandGiven {
 		path, err := r.env.ReferenceAgent(r.hardCtx)
 		if err != nil {
 			err = &adapter.Error{Kind: adapter.KindAgentNotFound, Message: "the reference agent is unavailable", Err: err}
@@ -225,7 +230,7 @@ func (r *run) session() runReport {
 		// noise on their terminal; asked for with --log-level, they stay.
 		tail.mute = r.forced.Load
 	}
-	rt, err := r.env.NewRuntime(RuntimeOptions{Logger: slog.New(tail), Tap: r.onWire, PermissionHook: r.permissionHook(), Containment: r.cfg.Containment})
+	rt, err := r.env.NewRuntime(RuntimeOptions{Logger: slog.New(tail), Tap: r.onWire, PermissionHook: r.permissionHook(), Containment: r.cfg.Containment, URL: r.cfg.URL})
 	if err != nil {
 		r.view.startupFailed(err)
 		return fail(err, ExitStartFailed, reasonStartFailed)
@@ -253,6 +258,9 @@ func (r *run) session() runReport {
 		where = r.cfg.SSHHost + ":" + where // the runtime runs over there
 	}
 	r.view.startBegin(command, where)
+	if r.cfg.URL != "" {
+		r.view.served(r.cfg.URL)
+	}
 	// The runtime stays bound to the start's context for the whole session
 	// (SP-3): ending it signals the process group. So it ends only when the
 	// start is interrupted, on a hard teardown, or after StopSession.

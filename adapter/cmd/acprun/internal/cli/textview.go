@@ -242,6 +242,25 @@ func (v *textView) startBegin(command, cwd string) {
 	v.wait("starting the runtime")
 }
 
+func (v *textView) served(url string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.line("  %-9s %s", v.paint(ansiDim, "served"), servedNote(url))
+}
+
+// servedNote says once what a runtime served over the network lacks.
+func servedNote(url string) string {
+	return "the runtime is served at " + url + ": it has no process, so spawning, signalling and a process's teardown do not apply"
+}
+
+// pidNote is how a session's process is named: served runtimes have none.
+func pidNote(pid string) string {
+	if pid == "" {
+		return "served"
+	}
+	return "agent pid " + pid
+}
+
 func (v *textView) startupFailed(err error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -254,7 +273,7 @@ func (v *textView) sessionStarted(s Session, took time.Duration) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.waiting = false
-	v.line("session %s started (agent pid %s) in %s", s.ID, s.AgentPID, fmtDur(took))
+	v.line("session %s started (%s) in %s", s.ID, pidNote(s.AgentPID), fmtDur(took))
 }
 
 func (v *textView) resumed(r resumeReport) {
@@ -391,7 +410,7 @@ func (v *textView) finish(r runReport) {
 	v.line("%s", v.paint(ansiBold, "summary"))
 	row := func(k, val string) { v.line("  %-11s %s", k, val) }
 	if r.SessionID != "" {
-		row("session", fmt.Sprintf("%s (agent pid %s)", r.SessionID, r.AgentPID))
+		row("session", fmt.Sprintf("%s (%s)", r.SessionID, pidNote(r.AgentPID)))
 	}
 	turns := fmt.Sprintf("%d", len(r.Turns))
 	if r.Skipped > 0 {
