@@ -11,6 +11,7 @@ require (
 
 require (
 	github.com/coder/acp-go-sdk v0.13.0 // indirect
+	github.com/coder/websocket v1.8.15 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	go.uber.org/goleak v1.3.0 // indirect
