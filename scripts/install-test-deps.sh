@@ -6,8 +6,9 @@ cd "$(dirname "$0")/.."
 # Debian packages, in one apt-get run: Wine (64-bit only) runs the
 # windows/amd64 tests and mingw-w64 builds the ProcessPrng shim they need
 # under Debian 12's Wine 8 (scripts/wine-test.sh); the SSH launch tests
-# (adapter spec §21) run a private sshd on 127.0.0.1.
-scripts/apt-install.sh wine wine64 gcc-mingw-w64-x86-64 openssh-server openssh-client
+# (adapter spec §21) run a private sshd on 127.0.0.1; headless Chromium
+# opens acpcheck's HTML report (conformance/browsertest).
+scripts/apt-install.sh wine wine64 gcc-mingw-w64-x86-64 openssh-server openssh-client chromium
 # npm ci refuses a lock that lacks an optional dependency's entry, and the
 # locks of OpenCode, Qwen Code and Cline lack the packages for other
 # platforms that the registry they were locked against does not serve; npm

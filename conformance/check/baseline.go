@@ -18,7 +18,7 @@ type Baseline map[string]string
 
 // ParseBaseline reads a baseline, refusing IDs that r does not know, so a
 // typo cannot silently hide a failure.
-func ParseBaseline(rd io.Reader, r *Registry) (Baseline, error) {
+func ParseBaseline[S any](rd io.Reader, r *Registry[S]) (Baseline, error) {
 	b := Baseline{}
 	sc := bufio.NewScanner(rd)
 	for n := 1; sc.Scan(); n++ {
@@ -27,7 +27,7 @@ func ParseBaseline(rd io.Reader, r *Registry) (Baseline, error) {
 			continue
 		}
 		id, note, _ := strings.Cut(line, " ")
-		if _, ok := r.Lookup(id); !ok {
+		if !r.Has(id) {
 			return nil, fmt.Errorf("%w: line %d: unknown check %q", ErrBaseline, n, id)
 		}
 		if _, dup := b[id]; dup {

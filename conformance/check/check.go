@@ -8,14 +8,15 @@ import (
 	"time"
 )
 
-// Needs are what a check uses beyond JSON-RPC messages.
-type Needs uint8
+// WireNeeds are what a check uses beyond JSON-RPC messages, which an agent
+// served over the network (Target.URL) may not offer.
+type WireNeeds uint8
 
 const (
 	// NeedsProcess: the agent's process itself (stdin to close, a signal
 	// to send, its exit to wait for), which an agent served at a URL has
 	// not.
-	NeedsProcess Needs = 1 << iota
+	NeedsProcess WireNeeds = 1 << iota
 	// NeedsRawLines: lines that are not JSON-RPC messages reaching the
 	// agent as written; over Streamable HTTP the transport answers such a
 	// body itself (TR-9) and the agent never sees it.
@@ -24,7 +25,7 @@ const (
 
 // unmet says why the agent served at url cannot be graded by a check with
 // these needs, or "" when it can.
-func (n Needs) unmet(url string) string {
+func (n WireNeeds) unmet(url string) string {
 	switch {
 	case n&NeedsProcess != 0:
 		return "needs the agent's process (stdin, signals, exit); the agent is served at " + url
@@ -38,12 +39,13 @@ func (n Needs) unmet(url string) string {
 type Tier string
 
 const (
-	// TierMandatory checks hold for every ACP agent; a failure makes acpcheck
-	// exit non-zero.
+	// TierMandatory checks hold for every peer of the role graded; a
+	// failure makes acpcheck exit non-zero, and a run where one did not run
+	// is INCOMPLETE, never OK.
 	TierMandatory Tier = "mandatory"
-	// TierCapability checks run only when the agent advertises the capability
-	// they exercise; otherwise they are skipped. A failure counts like a
-	// mandatory one: the agent promised the capability.
+	// TierCapability checks run only when the peer advertises the
+	// capability they exercise; otherwise they are skipped. A failure counts
+	// like a mandatory one: the peer promised the capability.
 	TierCapability Tier = "capability"
 	// TierAdvisory checks report good practice; a failure never changes the
 	// exit status.
@@ -54,51 +56,85 @@ const (
 type Status string
 
 const (
-	// StatusPass: the agent did what the check requires.
+	// StatusPass: the peer did what the check requires.
 	StatusPass Status = "pass"
-	// StatusFail: the agent broke the requirement; the result carries the
+	// StatusFail: the peer broke the requirement; the result carries the
 	// wire transcript.
 	StatusFail Status = "fail"
-	// StatusSkip: the check does not apply (capability not advertised).
+	// StatusSkip: the check did not run to a judgement — it does not apply
+	// (capability not advertised), a prerequisite another check grades
+	// failed, or the peer did not give it what it needed to observe (the
+	// reason says which).
 	StatusSkip Status = "skip"
 	// StatusNeedsModel: the check needs a prompt turn and the agent failed it
 	// with an authentication or backend error, so conformance could not be
 	// judged. It never counts as a failure.
 	StatusNeedsModel Status = "needs-model"
-	// StatusNeedsCredential: the agent answered initialize or session/new
-	// with -32000 (authentication required): it is logged out, which says
-	// nothing about its conformance. It never counts as a failure, and the
-	// later checks that meet the same refusal are skipped with its reason.
+	// StatusNeedsCredential: the peer refused to work without a credential
+	// (for an agent: initialize, authenticate or session/new answered
+	// -32000): it is logged out, which says nothing about its conformance.
+	// It never counts as a failure.
 	StatusNeedsCredential Status = "needs-credential"
 )
 
-// Check is one requirement acpcheck grades. Each check runs against its own
-// freshly launched agent process, so one check's damage cannot leak into the
-// next and its transcript holds only what it caused.
-type Check struct {
-	// ID is stable and used in baselines, e.g. "session.cancel".
+// Graded reports whether a check with this status judged its requirement:
+// only a pass or a fail did.
+func (s Status) Graded() bool { return s == StatusPass || s == StatusFail }
+
+// Need is something a check needs beyond a freshly launched peer. When one
+// check finds a need unavailable (an agent that is logged out, a model that
+// does not answer), every later check that declares the need is reported
+// with the same status without launching the peer again.
+type Need string
+
+// Check is one requirement acpcheck grades, for a subject S: the handle a
+// check drives (for an agent, *Session). Each check runs against its own
+// freshly launched peer, so one check's damage cannot leak into the next
+// and its transcript holds only what it caused.
+type Check[S any] struct {
+	// ID is stable and used in baselines and --only, e.g. "prompt.cancel".
 	ID string
 	// Tier decides whether a failure changes the exit status.
 	Tier Tier
 	// Title is a one-line description of the requirement.
 	Title string
-	// Run grades the agent behind s. It returns nil to pass, or an error made
-	// with Failf, Skipf or NeedsModelf (any other error is a failure).
-	Run func(ctx context.Context, s *Session) error
-	// Needs says what of a launched process the check uses; over the
+	// Pins cites the requirement the check holds the peer to: the schema
+	// definition or the protocol document and the text it says, briefly
+	// (e.g. `schema StopReason "cancelled": MUST be returned when the
+	// client sends session/cancel`).
+	Pins string
+	// Gate names the capability the check needs the peer to advertise
+	// (e.g. "sessionCapabilities.list"): required of a TierCapability
+	// check, allowed on an advisory one that only applies to peers with the
+	// capability.
+	Gate string
+	// Needs lists what the check needs beyond a launched peer.
+	Needs []Need
+	// Wire says what of a launched process the check uses; over the
 	// network (Target.URL) a check whose needs the transport cannot meet
 	// is skipped, saying why.
-	Needs Needs
+	Wire WireNeeds
+	// Run grades the peer behind s. It returns nil to pass, or an error made
+	// with Failf, Skipf, NeedsModelf or NeedsCredentialf (any other error
+	// is a failure).
+	Run func(ctx context.Context, s S) error
 }
 
 // Result is one check's outcome.
 type Result struct {
-	ID     string `json:"id"`
-	Tier   Tier   `json:"tier"`
-	Title  string `json:"title"`
+	ID    string `json:"id"`
+	Tier  Tier   `json:"tier"`
+	Title string `json:"title"`
+	// Pins is the requirement the check holds the peer to (Check.Pins).
+	Pins string `json:"pins,omitempty"`
+	// Gate is the capability the check runs for (Check.Gate).
+	Gate   string `json:"gate,omitempty"`
 	Status Status `json:"status"`
 	// Reason is one line saying why the check did not pass (empty on pass).
 	Reason string `json:"reason,omitempty"`
+	// NotLaunched is true when the check was not run at all because an
+	// earlier check found one of its needs unavailable (Reason names it).
+	NotLaunched bool `json:"notLaunched,omitempty"`
 	// Known is true when a baseline lists this check as a known failure and
 	// it failed again.
 	Known bool `json:"knownFailure,omitempty"`
@@ -109,14 +145,20 @@ type Result struct {
 	// such as "41.2ms").
 	Duration time.Duration `json:"duration"`
 	// Transcript is the wire as the check saw it; kept only when the check
-	// did not pass.
+	// did not pass (or when every transcript was asked for).
 	Transcript []Line `json:"transcript,omitempty"`
+	// recording is what a transcript file's header names
+	// (WriteTranscriptFile).
+	recording Recording
 }
 
 // outcome is the error type a check returns to say how it ended.
 type outcome struct {
 	status Status
 	reason string
+	// need is what turned out to be unavailable, for the statuses that say
+	// a check could not be judged (StatusNeedsModel, StatusNeedsCredential).
+	need Need
 }
 
 // Error renders the status and reason.
@@ -127,33 +169,68 @@ func Failf(format string, args ...any) error {
 	return &outcome{status: StatusFail, reason: fmt.Sprintf(format, args...)}
 }
 
-// Skipf ends a check as not applicable.
+// Skipf ends a check that did not run to a judgement: it does not apply,
+// or what it needed to observe did not happen. The reason says which.
 func Skipf(format string, args ...any) error {
 	return &outcome{status: StatusSkip, reason: fmt.Sprintf(format, args...)}
 }
 
 // NeedsModelf ends a check that could not be judged because the agent's
-// model or backend was unavailable.
+// model or backend was unavailable (need NeedModel).
 func NeedsModelf(format string, args ...any) error {
-	return &outcome{status: StatusNeedsModel, reason: fmt.Sprintf(format, args...)}
+	return &outcome{status: StatusNeedsModel, reason: fmt.Sprintf(format, args...), need: NeedModel}
 }
 
-// NeedsCredentialf ends a check that could not be judged because the agent
-// refused to work without a credential.
-func NeedsCredentialf(format string, args ...any) error {
-	return &outcome{status: StatusNeedsCredential, reason: fmt.Sprintf(format, args...)}
+// NeedsCredentialf ends a check that could not be judged because the peer
+// refused to work without a credential; need is what the refusal withheld
+// (for an agent, NeedHandshake when initialize refused, NeedSession when
+// authenticate or session/new did).
+func NeedsCredentialf(need Need, format string, args ...any) error {
+	return &outcome{status: StatusNeedsCredential, reason: fmt.Sprintf(format, args...), need: need}
 }
 
-// Registry is an ordered set of checks with unique IDs.
-type Registry struct {
-	checks []Check
+// Role names what a registry grades: the word reports put before the
+// peer's name.
+type Role string
+
+// The roles acpcheck grades.
+const (
+	RoleAgent  Role = "agent"
+	RoleClient Role = "client"
+)
+
+// Registry is an ordered set of checks with unique IDs, for one role.
+type Registry[S any] struct {
+	role   Role
+	checks []Check[S]
 }
 
-// Register adds c. It panics on a duplicate or empty ID because that is a
-// programming error in the registry's construction, never user input.
-func (r *Registry) Register(c Check) {
+// NewRegistry returns an empty registry of checks for role.
+func NewRegistry[S any](role Role) *Registry[S] { return &Registry[S]{role: role} }
+
+// Role is what the registry grades.
+func (r *Registry[S]) Role() Role { return r.role }
+
+// Register adds c. It panics on a duplicate or empty ID, a missing Run
+// func, an unknown tier, or a capability check without a Gate, because
+// those are programming errors in the registry's construction, never user
+// input.
+func (r *Registry[S]) Register(c Check[S]) {
 	if c.ID == "" || c.Run == nil {
 		panic("check: Register needs an ID and a Run func")
+	}
+	switch c.Tier {
+	case TierMandatory:
+		if c.Gate != "" {
+			panic("check: mandatory check " + c.ID + " has a Gate")
+		}
+	case TierAdvisory:
+	case TierCapability:
+		if c.Gate == "" {
+			panic("check: capability check " + c.ID + " names no Gate")
+		}
+	default:
+		panic("check: check " + c.ID + " has unknown tier " + string(c.Tier))
 	}
 	if _, ok := r.Lookup(c.ID); ok {
 		panic("check: duplicate check ID " + c.ID)
@@ -162,67 +239,20 @@ func (r *Registry) Register(c Check) {
 }
 
 // Checks returns the registered checks in registration order.
-func (r *Registry) Checks() []Check { return slices.Clone(r.checks) }
+func (r *Registry[S]) Checks() []Check[S] { return slices.Clone(r.checks) }
 
 // Lookup finds a check by ID.
-func (r *Registry) Lookup(id string) (Check, bool) {
+func (r *Registry[S]) Lookup(id string) (Check[S], bool) {
 	for _, c := range r.checks {
 		if c.ID == id {
 			return c, true
 		}
 	}
-	return Check{}, false
+	return Check[S]{}, false
 }
 
-// Counts tallies results for a summary line.
-type Counts struct {
-	Pass       int `json:"pass"`
-	Fail       int `json:"fail"`
-	Skip       int `json:"skip"`
-	NeedsModel int `json:"needsModel"`
-	// NeedsCredential counts the checks graded "needs a credential".
-	NeedsCredential int `json:"needsCredential"`
-	Known           int `json:"knownFailures"`
-	Fixed           int `json:"fixedSinceBaseline"`
-}
-
-// Count tallies rs.
-func Count(rs []Result) Counts {
-	var c Counts
-	for _, r := range rs {
-		switch r.Status {
-		case StatusPass:
-			c.Pass++
-		case StatusFail:
-			c.Fail++
-		case StatusSkip:
-			c.Skip++
-		case StatusNeedsModel:
-			c.NeedsModel++
-		case StatusNeedsCredential:
-			c.NeedsCredential++
-		}
-		if r.Known {
-			c.Known++
-		}
-		if r.Fixed {
-			c.Fixed++
-		}
-	}
-	return c
-}
-
-// Failed reports whether rs should make acpcheck exit non-zero: a
-// mandatory or capability-gated check failed and is not a known failure, or
-// a baseline entry is stale because its check now passes.
-func Failed(rs []Result) bool {
-	for _, r := range rs {
-		if r.Fixed {
-			return true
-		}
-		if r.Status == StatusFail && !r.Known && r.Tier != TierAdvisory {
-			return true
-		}
-	}
-	return false
+// Has reports whether a check with this ID is registered.
+func (r *Registry[S]) Has(id string) bool {
+	_, ok := r.Lookup(id)
+	return ok
 }

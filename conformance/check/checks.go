@@ -42,49 +42,160 @@ var replayUpdates = map[string]bool{
 	gen.SessionUpdateAgentMessageChunkTag: true,
 }
 
-// Standard returns the registry of every check acpcheck runs, in the order
-// they are reported.
-func Standard() *Registry {
-	r := &Registry{}
-	r.Register(Check{ID: "initialize.version", Tier: TierMandatory,
-		Title: "initialize answers the requested protocol version (1)", Run: checkVersion})
-	r.Register(Check{ID: "initialize.negotiation", Tier: TierMandatory,
-		Title: "a request for an unsupported version is answered with the agent's own latest", Run: checkNegotiation})
-	r.Register(Check{ID: "initialize.capabilities", Tier: TierMandatory,
-		Title: "capability shapes match the schema and decode", Run: checkCapabilities})
-	r.Register(Check{ID: "initialize.agent-info", Tier: TierAdvisory,
-		Title: "initialize names the agent (agentInfo)", Run: checkAgentInfo})
-	r.Register(Check{ID: "rpc.unknown-method", Tier: TierMandatory,
-		Title: "an unknown method, plain or extension, is answered -32601", Run: checkUnknownMethod})
-	r.Register(Check{ID: "rpc.unknown-notification", Tier: TierMandatory,
-		Title: "an unknown extension notification is ignored", Run: checkUnknownNotification})
-	r.Register(Check{ID: "rpc.parse-error", Tier: TierMandatory,
-		Title: "a non-JSON line gets -32700 or is ignored, and the agent keeps working", Run: checkParseError, Needs: NeedsRawLines})
-	r.Register(Check{ID: "session.new", Tier: TierMandatory,
-		Title: "session/new returns a session id", Run: checkNewSession})
-	r.Register(Check{ID: "session.unknown-id", Tier: TierMandatory,
-		Title: "a prompt for an unknown session id is an error", Run: checkUnknownSession})
-	r.Register(Check{ID: "prompt.updates-before-response", Tier: TierMandatory,
-		Title: "every update of a turn arrives before the prompt response", Run: checkUpdatesBeforeResponse})
-	r.Register(Check{ID: "prompt.session-ids", Tier: TierAdvisory,
-		Title: "the updates of a turn name the prompted session", Run: checkSessionIDs})
-	r.Register(Check{ID: "rpc.cancel-request", Tier: TierAdvisory,
-		Title: "a prompt cancelled with $/cancel_request is still answered (a result or -32800)", Run: checkCancelRequest})
-	r.Register(Check{ID: "prompt.cancel", Tier: TierMandatory,
-		Title: "session/cancel ends the turn with stopReason cancelled", Run: checkCancel})
-	r.Register(Check{ID: "session.load", Tier: TierCapability,
-		Title: "session/load replays the conversation before responding", Run: checkLoad})
-	r.Register(Check{ID: "session.resume", Tier: TierCapability,
-		Title: "session/resume responds without replaying", Run: checkResume})
-	r.Register(Check{ID: "session.close", Tier: TierCapability,
-		Title: "session/close succeeds when advertised", Run: checkClose})
-	r.Register(Check{ID: "session.delete", Tier: TierCapability,
-		Title: "session/delete succeeds when advertised, also for an unknown id", Run: checkDelete})
-	r.Register(Check{ID: "process.stdin-close", Tier: TierMandatory,
-		Title: "the process exits within the bound after stdin closes", Run: checkStdinClose, Needs: NeedsProcess})
-	r.Register(Check{ID: "process.sigterm", Tier: TierAdvisory,
-		Title: "the process exits within the bound after " + signalName, Run: checkTerminate, Needs: NeedsProcess})
+// Standard returns the registry of every agent check acpcheck runs, in
+// the order they are reported.
+func Standard() *Registry[*Session] {
+	r := NewRegistry[*Session](RoleAgent)
+	for _, c := range standardChecks {
+		r.Register(c)
+	}
 	return r
+}
+
+// standardChecks are the agent checks in report order. Pins cite the
+// pinned schema (schema/v1/schema.json: a definition and what its text
+// says) or the protocol's documents at agentclientprotocol.com/protocol.
+var standardChecks = []Check[*Session]{
+	{ID: "initialize.version", Tier: TierMandatory, Needs: needsHandshake,
+		Title: "initialize answers the requested protocol version (1)",
+		Pins:  "schema InitializeResponse.protocolVersion: the version the client specified if supported by the agent",
+		Run:   checkVersion},
+	{ID: "initialize.negotiation", Tier: TierMandatory, Needs: needsHandshake,
+		Title: "a request for an unsupported version is answered with the agent's own latest",
+		Pins:  "schema InitializeResponse.protocolVersion: …or the latest protocol version supported by the agent",
+		Run:   checkNegotiation},
+	{ID: "initialize.capabilities", Tier: TierMandatory, Needs: needsHandshake,
+		Title: "capability shapes match the schema and decode",
+		Pins:  "schema InitializeResponse, AgentCapabilities, AuthMethod, Implementation: member types",
+		Run:   checkCapabilities},
+	{ID: "initialize.agent-info", Tier: TierAdvisory, Needs: needsHandshake,
+		Title: "initialize names the agent (agentInfo)",
+		Pins:  "schema InitializeResponse.agentInfo: optional in v1; in future versions of the protocol, required",
+		Run:   checkAgentInfo},
+	{ID: "auth.unknown-method", Tier: TierCapability, Gate: GateAuthMethods, Needs: needsHandshake,
+		Title: "authenticate with a method id the agent did not advertise is an error",
+		Pins:  "schema AuthenticateRequest.methodId: must be one of the methods advertised in the initialize response",
+		Run:   checkAuthUnknownMethod},
+	{ID: "auth.method", Tier: TierCapability, Gate: GateAuthMethods, Needs: needsHandshake,
+		Title: "authenticate with the advertised method --auth-method names succeeds or answers a documented error",
+		Pins:  "schema AuthenticateResponse; ErrorCode (the codes the schema documents) and Error.message (required)",
+		Run:   checkAuthMethod},
+	{ID: "rpc.unknown-method", Tier: TierMandatory, Needs: needsHandshake,
+		Title: "an unknown method, plain or extension, is answered -32601",
+		Pins:  "schema ErrorCode -32601 Method not found; docs extensibility: unrecognized _ methods get -32601",
+		Run:   checkUnknownMethod},
+	{ID: "rpc.unknown-notification", Tier: TierMandatory, Needs: needsHandshake,
+		Title: "an unknown extension notification is ignored",
+		Pins:  "JSON-RPC 2.0: a notification is never answered; docs extensibility: unknown _ notifications SHOULD be ignored",
+		Run:   checkUnknownNotification},
+	{ID: "rpc.parse-error", Tier: TierMandatory, Needs: needsHandshake, Wire: NeedsRawLines,
+		Title: "a non-JSON line gets -32700 or is ignored, and the agent keeps working",
+		Pins:  "schema ErrorCode -32700 Parse error; JSON-RPC 2.0: its response carries id null",
+		Run:   checkParseError},
+	{ID: "session.new", Tier: TierMandatory, Needs: needsSession,
+		Title: "session/new returns a session id",
+		Pins:  "schema NewSessionResponse.sessionId (required)",
+		Run:   checkNewSession},
+	{ID: "session.unknown-id", Tier: TierMandatory, Needs: needsSession,
+		Title: "a prompt for an unknown session id is an error",
+		Pins:  "schema ErrorCode -32002 Resource not found: a given resource, such as a session, was not found",
+		Run:   checkUnknownSession},
+	{ID: "rpc.meta", Tier: TierMandatory, Needs: needsTurn,
+		Title: "_meta on requests and content blocks is accepted and changes nothing",
+		Pins:  "schema _meta (every request type, ContentBlock): reserved for metadata; implementations MUST NOT make assumptions about values at these keys",
+		Run:   checkMeta},
+	{ID: "rpc.unknown-members", Tier: TierMandatory, Needs: needsTurn,
+		Title: "members a request type does not define are ignored",
+		Pins:  "schema: request types do not forbid additional properties (no additionalProperties: false); docs extensibility",
+		Run:   checkUnknownMembers},
+	{ID: "prompt.updates-before-response", Tier: TierMandatory, Needs: needsTurn,
+		Title: "every update of a turn arrives before the prompt response",
+		Pins:  "docs prompt-turn: the agent reports output with session/update, then responds with the stop reason",
+		Run:   checkUpdatesBeforeResponse},
+	{ID: "prompt.session-ids", Tier: TierAdvisory, Needs: needsTurn,
+		Title: "the updates of a turn name the prompted session",
+		Pins:  "schema SessionNotification.sessionId: the session the update belongs to",
+		Run:   checkSessionIDs},
+	{ID: "prompt.resource-link", Tier: TierMandatory, Needs: needsTurn,
+		Title: "a prompt with a resource_link block is accepted",
+		Pins:  "schema PromptRequest.prompt: as a baseline, the Agent MUST support text and resource_link content blocks",
+		Run:   checkResourceLink},
+	{ID: "prompt.advertised-content", Tier: TierCapability, Gate: GateAnyContent, Needs: needsTurn,
+		Title: "image, audio and embedded-context blocks are accepted when advertised",
+		Pins:  "schema PromptCapabilities.image/audio/embeddedContext: agent supports these content blocks",
+		Run:   checkAdvertisedContent},
+	{ID: "prompt.unadvertised-content", Tier: TierAdvisory, Needs: needsSession,
+		Title: "image, audio and embedded-context blocks are refused with -32602 when not advertised",
+		Pins:  "schema PromptRequest.prompt: other variants are optionally enabled via PromptCapabilities; ErrorCode -32602 Invalid params",
+		Run:   checkUnadvertisedContent},
+	{ID: "prompt.client-capabilities", Tier: TierMandatory, Needs: needsTurn,
+		Title: "with fs and terminal not offered, a tool-using turn calls no fs/* or terminal/* method",
+		Pins:  "schema ClientCapabilities.fs (FileSystemCapabilities) and .terminal: determine which methods the agent can request",
+		Run:   checkClientCapabilities},
+	{ID: "rpc.cancel-request", Tier: TierAdvisory, Needs: needsTurn,
+		Title: "a prompt cancelled with $/cancel_request is still answered (a result or -32800)",
+		Pins:  "schema CancelRequestNotification; ErrorCode -32800 Request cancelled",
+		Run:   checkCancelRequest},
+	{ID: "prompt.cancel", Tier: TierMandatory, Needs: needsTurn,
+		Title: "session/cancel ends the turn with stopReason cancelled",
+		Pins:  "schema StopReason cancelled: MUST be returned when the client sends a session/cancel notification",
+		Run:   checkCancel},
+	{ID: "prompt.cancel-permission", Tier: TierMandatory, Needs: needsTurn,
+		Title: "a permission request pending at session/cancel does not keep the turn from ending cancelled",
+		Pins:  "docs prompt-turn cancellation: the client answers pending permission requests cancelled; the agent MUST respond to session/prompt with cancelled",
+		Run:   checkCancelPermission},
+	{ID: "prompt.cancel-after-turn", Tier: TierMandatory, Needs: needsTurn,
+		Title: "session/cancel after the turn ended harms nothing: the next turn ends normally",
+		Pins:  "schema StopReason cancelled: the turn was cancelled by the client via session/cancel (not an earlier one)",
+		Run:   checkCancelAfterTurn},
+	{ID: "prompt.after-cancel", Tier: TierMandatory, Needs: needsTurn,
+		Title: "a prompt after a cancelled turn is served",
+		Pins:  "schema SessionCapabilities: all agents MUST support session/prompt and session/cancel (the session outlives a cancel)",
+		Run:   checkAfterCancel},
+	{ID: "session.load", Tier: TierCapability, Gate: GateLoadSession, Needs: needsTurn,
+		Title: "session/load replays the conversation before responding",
+		Pins:  "docs session-setup loading: the agent MUST replay the entire conversation via session/update, then respond",
+		Run:   checkLoad},
+	{ID: "session.resume", Tier: TierCapability, Gate: GateResume, Needs: needsTurn,
+		Title: "session/resume responds without replaying",
+		Pins:  "schema ResumeSessionRequest: resumes without returning previous messages",
+		Run:   checkResume},
+	{ID: "session.list", Tier: TierCapability, Gate: GateList, Needs: needsSession,
+		Title: "session/list lists the session created, and its cursor paging ends",
+		Pins:  "schema ListSessionsResponse.sessions, SessionInfo.cwd (absolute), nextCursor: if absent, there are no more results",
+		Run:   checkList},
+	{ID: "session.list-cwd", Tier: TierCapability, Gate: GateList, Needs: needsSession,
+		Title: "session/list's cwd filter lists the sessions of that directory only",
+		Pins:  "schema ListSessionsRequest.cwd: filter sessions by working directory",
+		Run:   checkListCwd},
+	{ID: "session.set-mode", Tier: TierCapability, Gate: GateModes, Needs: needsSession,
+		Title: "session/set_mode takes an advertised mode id as given (and any mode the agent then names current is it) and refuses an unknown one",
+		Pins:  "schema SetSessionModeRequest.modeId (SessionModeId: a string); docs session-modes: must be one of availableModes",
+		Run:   checkSetMode},
+	{ID: "session.mode-update", Tier: TierAdvisory, Gate: GateModes, Needs: needsSession,
+		Title: "session/set_mode is confirmed by a current_mode_update, or a config_option_update of the mode option, naming the mode",
+		Pins:  "schema CurrentModeUpdate: the current mode of the session has changed; ConfigOptionUpdate (category mode)",
+		Run:   checkModeUpdate},
+	{ID: "session.set-config-option", Tier: TierCapability, Gate: GateConfigOptions, Needs: needsSession,
+		Title: "session/set_config_option sets an advertised value and refuses unknown options and values",
+		Pins:  "schema SetSessionConfigOptionResponse.configOptions (required): the full set of options and their current values",
+		Run:   checkSetConfigOption},
+	{ID: "session.close", Tier: TierCapability, Gate: GateClose, Needs: needsSession,
+		Title: "session/close succeeds when advertised, and a prompt for the closed session is an error",
+		Pins:  "schema CloseSessionRequest: the agent frees the resources associated with the session",
+		Run:   checkClose},
+	{ID: "session.delete", Tier: TierCapability, Gate: GateDelete, Needs: needsSession,
+		Title: "session/delete succeeds when advertised and again for the same id; an unknown id succeeds or is -32002",
+		Pins:  "schema DeleteSessionRequest; ErrorCode -32002 Resource not found",
+		Run:   checkDelete},
+	{ID: "process.stdin-close", Tier: TierMandatory, Needs: needsHandshake, Wire: NeedsProcess,
+		Title: "the process exits within the bound after stdin closes",
+		Pins:  "no explicit text: stdio has no shutdown message (docs transports), so the end of stdin is how a client ends an agent",
+		Run:   checkStdinClose},
+	{ID: "process.sigterm", Tier: TierAdvisory, Needs: needsHandshake, Wire: NeedsProcess,
+		Title: "the process exits within the bound after " + signalName,
+		Pins:  "good practice for a subprocess (no protocol text)",
+		Run:   checkTerminate},
 }
 
 func checkVersion(ctx context.Context, s *Session) error {
@@ -111,7 +222,7 @@ func checkNegotiation(ctx context.Context, s *Session) error {
 	}
 	if m.Error != nil {
 		if m.Error.Code == CodeAuthRequired {
-			return NeedsCredentialf("initialize answered %v: the agent needs a credential (log it in first)", m.Error)
+			return NeedsCredentialf(NeedHandshake, "initialize answered %v: the agent needs a credential (log it in first)", m.Error)
 		}
 		return Failf("initialize for version %d answered %v, want the agent's own latest version", FutureVersion, m.Error)
 	}
@@ -286,19 +397,27 @@ func checkUpdatesBeforeResponse(ctx context.Context, s *Session) error {
 	return nil
 }
 
-func checkCancel(ctx context.Context, s *Session) error {
+// cancelledTurn starts a long turn in a new session, cancels it with
+// session/cancel once it is under way, and returns the session and how
+// the turn ended.
+func cancelledTurn(ctx context.Context, s *Session) (string, *Turn, error) {
 	sid, err := setupSession(ctx, s)
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	from, id, err := startLongTurn(ctx, s, sid)
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	if err := s.Notify(gen.MethodSessionCancel, map[string]any{"sessionId": sid}); err != nil {
-		return Failf("%v", err)
+		return "", nil, Failf("%v", err)
 	}
 	turn, err := s.finishTurn(ctx, from, id)
+	return sid, turn, err
+}
+
+func checkCancel(ctx context.Context, s *Session) error {
+	_, turn, err := cancelledTurn(ctx, s)
 	if err != nil {
 		return err
 	}
@@ -395,12 +514,8 @@ func sessionParams(s *Session, sid string) map[string]any {
 }
 
 func checkLoad(ctx context.Context, s *Session) error {
-	h, err := s.Initialize(ctx)
-	if err != nil {
-		return prereq(err)
-	}
-	if !h.LoadSession() {
-		return Skipf("agent does not advertise loadSession")
+	if _, err := gated(ctx, s, GateLoadSession); err != nil {
+		return err
 	}
 	sid, err := priorTurn(ctx, s)
 	if err != nil {
@@ -423,12 +538,8 @@ func checkLoad(ctx context.Context, s *Session) error {
 }
 
 func checkResume(ctx context.Context, s *Session) error {
-	h, err := s.Initialize(ctx)
-	if err != nil {
-		return prereq(err)
-	}
-	if !h.SessionCapability("resume") {
-		return Skipf("agent does not advertise sessionCapabilities.resume")
+	if _, err := gated(ctx, s, GateResume); err != nil {
+		return err
 	}
 	sid, err := priorTurn(ctx, s)
 	if err != nil {
@@ -451,16 +562,9 @@ func checkResume(ctx context.Context, s *Session) error {
 }
 
 func checkClose(ctx context.Context, s *Session) error {
-	h, err := s.Initialize(ctx)
+	_, sid, err := gatedSession(ctx, s, GateClose)
 	if err != nil {
-		return prereq(err)
-	}
-	if !h.SessionCapability("close") {
-		return Skipf("agent does not advertise sessionCapabilities.close")
-	}
-	sid, err := s.NewSession(ctx)
-	if err != nil {
-		return prereq(err)
+		return err
 	}
 	m, err := s.Call(ctx, gen.MethodSessionClose, map[string]any{"sessionId": sid})
 	if err != nil {
@@ -469,28 +573,39 @@ func checkClose(ctx context.Context, s *Session) error {
 	if m.Error != nil {
 		return Failf("session/close answered %v", m.Error)
 	}
+	// A closed session is gone: a prompt for it is an error, not a turn.
+	m, err = s.Call(ctx, gen.MethodSessionPrompt, PromptParams(sid, TurnPrompt))
+	if err != nil {
+		return Failf("session/prompt for the closed session: %v", err)
+	}
+	if m.Error == nil {
+		return Failf("session/prompt for the closed session %q answered %s, want an error", sid, describe(m))
+	}
 	return nil
 }
 
 func checkDelete(ctx context.Context, s *Session) error {
-	h, err := s.Initialize(ctx)
+	_, sid, err := gatedSession(ctx, s, GateDelete)
 	if err != nil {
-		return prereq(err)
+		return err
 	}
-	if !h.SessionCapability("delete") {
-		return Skipf("agent does not advertise sessionCapabilities.delete")
-	}
-	sid, err := s.NewSession(ctx)
-	if err != nil {
-		return prereq(err)
-	}
-	for _, id := range []string{sid, UnknownSessionID} {
+	// The session itself, then the same id again (delete is idempotent),
+	// then an id nobody created: the last two succeed or are -32002.
+	for i, id := range []string{sid, sid, UnknownSessionID} {
 		m, err := s.Call(ctx, gen.MethodSessionDelete, map[string]any{"sessionId": id})
 		if err != nil {
 			return Failf("session/delete %q: %v", id, err)
 		}
-		if m.Error != nil {
+		if m.Error == nil || i > 0 && m.Error.Code == CodeResourceNotFound {
+			continue
+		}
+		switch i {
+		case 0:
 			return Failf("session/delete %q answered %v", id, m.Error)
+		case 1:
+			return Failf("session/delete %q a second time answered %v, want success or -32002", id, m.Error)
+		default:
+			return Failf("session/delete of unknown id %q answered %v, want success or -32002", id, m.Error)
 		}
 	}
 	return nil

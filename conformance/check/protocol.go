@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/segmentio/encoding/json"
 
@@ -25,17 +24,51 @@ type Handshake struct {
 	Caps json.RawMessage
 	// AgentInfo is the raw agentInfo (nil when absent).
 	AgentInfo json.RawMessage
+	// AuthMethods are the ids of the advertised auth methods the client
+	// may pass to authenticate (type "agent", the default; "terminal"
+	// methods are run by the client instead).
+	AuthMethods []string
 
-	loadSession bool
-	session     map[string]bool
+	gates map[string]bool
 }
 
-// LoadSession reports whether the agent advertised loadSession: true.
-func (h *Handshake) LoadSession() bool { return h.loadSession }
+// The capability gates Handshake.Advertises knows, as check Gates name
+// them.
+const (
+	GateLoadSession     = "loadSession"
+	GateResume          = "sessionCapabilities.resume"
+	GateClose           = "sessionCapabilities.close"
+	GateDelete          = "sessionCapabilities.delete"
+	GateList            = "sessionCapabilities.list"
+	GateImage           = "promptCapabilities.image"
+	GateAudio           = "promptCapabilities.audio"
+	GateEmbeddedContext = "promptCapabilities.embeddedContext"
+	GateMCPHTTP         = "mcpCapabilities.http"
+	GateMCPSSE          = "mcpCapabilities.sse"
+	// GateAuthMethods: at least one auth method the client may pass to
+	// authenticate.
+	GateAuthMethods = "authMethods"
+	// GateAnyContent: at least one of image, audio and embedded context.
+	GateAnyContent = "promptCapabilities (image, audio or embeddedContext)"
+	// GateModes and GateConfigOptions are advertised by session/new's
+	// answer (modes, configOptions), not by initialize.
+	GateModes         = "modes"
+	GateConfigOptions = "configOptions"
+)
 
-// SessionCapability reports whether sessionCapabilities.<name> is present
-// and not null (presence means support).
-func (h *Handshake) SessionCapability(name string) bool { return h.session[name] }
+// knownGates are the gates the handshake and session/new set, so a check
+// cannot name one that is never learned.
+var knownGates = []string{
+	GateLoadSession, GateResume, GateClose, GateDelete, GateList,
+	GateImage, GateAudio, GateEmbeddedContext, GateMCPHTTP, GateMCPSSE,
+	GateAuthMethods, GateAnyContent, GateModes, GateConfigOptions,
+}
+
+// Advertises reports whether the agent advertised the capability gate
+// names. Capabilities are read the way an SDK client reads them: through
+// the generated decoder, where a malformed capability means "not
+// advertised".
+func (h *Handshake) Advertises(gate string) bool { return h.gates[gate] }
 
 // initializeParams is the client's side of the handshake: no client
 // capability is offered, so the agent must not call fs or terminal methods.
@@ -51,19 +84,23 @@ func initializeParams(version int) map[string]any {
 }
 
 // Initialize performs the handshake. Any failure is returned as a check
-// failure.
+// failure; a -32000 answer as "needs a credential".
 func (s *Session) Initialize(ctx context.Context) (*Handshake, error) {
-	m, err := s.Call(ctx, gen.MethodInitialize, initializeParams(RequestedVersion))
+	return s.initializeWith(ctx, initializeParams(RequestedVersion))
+}
+
+func (s *Session) initializeWith(ctx context.Context, params map[string]any) (*Handshake, error) {
+	m, err := s.Call(ctx, gen.MethodInitialize, params)
 	if err != nil {
 		return nil, Failf("initialize: %v", err)
 	}
 	if m.Error != nil {
 		if m.Error.Code == CodeAuthRequired {
-			return nil, NeedsCredentialf("initialize answered %v: the agent needs a credential (log it in first)", m.Error)
+			return nil, NeedsCredentialf(NeedHandshake, "initialize answered %v: the agent needs a credential (log it in first)", m.Error)
 		}
 		return nil, Failf("initialize answered %v", m.Error)
 	}
-	h := &Handshake{Result: m.Result}
+	h := &Handshake{Result: m.Result, gates: map[string]bool{}}
 	var r struct {
 		ProtocolVersion json.Number     `json:"protocolVersion"`
 		Caps            json.RawMessage `json:"agentCapabilities"`
@@ -75,61 +112,157 @@ func (s *Session) Initialize(ctx context.Context) (*Handshake, error) {
 		return nil, Failf("initialize result is not an object: %v", err)
 	}
 	h.ProtocolVersion, h.Caps, h.AgentInfo = r.ProtocolVersion, r.Caps, r.AgentInfo
-	var info Agent
+	var info Peer
 	if json.Unmarshal(r.AgentInfo, &info) == nil {
-		s.agent = info
+		s.peer = info
 	}
-	// Capability facts are read the way an SDK client reads them: through
-	// the generated decoder, where a malformed capability means "not
-	// advertised". The capabilities check is the one that judges shapes.
+	// The capabilities check is the one that judges shapes; here a
+	// malformed capability reads as not advertised.
 	var typed gen.InitializeResponse
 	if err := typed.UnmarshalJSON(m.Result); err == nil {
-		sc := typed.AgentCapabilities.SessionCapabilities
-		h.loadSession = typed.AgentCapabilities.LoadSession
-		h.session = map[string]bool{
-			"resume": sc.Resume != nil, "close": sc.Close != nil,
-			"delete": sc.Delete != nil, "list": sc.List != nil,
+		c := typed.AgentCapabilities
+		sc, pc := c.SessionCapabilities, c.PromptCapabilities
+		for _, am := range typed.AuthMethods {
+			if a, ok := am.(*gen.AuthMethodAgent); ok {
+				h.AuthMethods = append(h.AuthMethods, string(a.ID))
+			}
 		}
+		h.gates = map[string]bool{
+			GateLoadSession: c.LoadSession,
+			GateResume:      sc.Resume != nil, GateClose: sc.Close != nil,
+			GateDelete: sc.Delete != nil, GateList: sc.List != nil,
+			GateImage: pc.Image, GateAudio: pc.Audio, GateEmbeddedContext: pc.EmbeddedContext,
+			GateAnyContent: pc.Image || pc.Audio || pc.EmbeddedContext,
+			GateMCPHTTP:    c.McpCapabilities.HTTP, GateMCPSSE: c.McpCapabilities.SSE,
+			GateAuthMethods: len(h.AuthMethods) > 0,
+		}
+		s.advertised.learn(h.gates)
 	}
 	return h, nil
+}
+
+// gated initializes, as a prerequisite, and skips the check when the
+// agent does not advertise gate.
+func gated(ctx context.Context, s *Session, gate string) (*Handshake, error) {
+	h, err := s.Initialize(ctx)
+	if err != nil {
+		return nil, prereq(err)
+	}
+	if !h.Advertises(gate) {
+		return nil, Skipf("agent does not advertise %s", gate)
+	}
+	return h, nil
+}
+
+// gatedSession is gated, then a new session as a prerequisite.
+func gatedSession(ctx context.Context, s *Session, gate string) (*Handshake, string, error) {
+	h, err := gated(ctx, s, gate)
+	if err != nil {
+		return nil, "", err
+	}
+	sid, err := s.NewSession(ctx)
+	return h, sid, prereq(err)
 }
 
 // CodeAuthRequired is ACP's "authentication required" error code.
 const CodeAuthRequired = -32000
 
-// Agent is how the agent names itself in initialize's agentInfo.
-type Agent struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
+// CodeResourceNotFound is ACP's "resource not found" error code.
+const CodeResourceNotFound = -32002
+
+// CodeInvalidParams is JSON-RPC's "invalid params" error code.
+const CodeInvalidParams = -32602
+
+// documentedCodes are the error codes the schema's ErrorCode names.
+var documentedCodes = map[int64]bool{
+	-32700: true, -32600: true, -32601: true, -32602: true, -32603: true,
+	-32800: true, CodeAuthRequired: true, CodeResourceNotFound: true,
 }
 
-// String renders "name version", or says the agent did not name itself.
-func (a Agent) String() string {
-	if a.Name == "" {
-		return "an agent that does not name itself (no agentInfo)"
+// Authenticate calls authenticate with methodID and returns its answer.
+func (s *Session) Authenticate(ctx context.Context, methodID string) (*Message, error) {
+	m, err := s.Call(ctx, gen.MethodAuthenticate, map[string]any{"methodId": methodID})
+	if err != nil {
+		return nil, Failf("authenticate %q: %v", methodID, err)
 	}
-	return strings.TrimSpace(a.Name + " " + a.Version)
+	return m, nil
+}
+
+// SessionSetup is what session/new answered.
+type SessionSetup struct {
+	// ID is the session id.
+	ID string
+	// Modes is the mode state, when the agent offers modes.
+	Modes *ModeState
+	// ConfigOptions are the session's configuration options, raw.
+	ConfigOptions []json.RawMessage
+}
+
+// ModeState is session/new's modes, as the wire had it.
+type ModeState struct {
+	CurrentModeID  string `json:"currentModeId"`
+	AvailableModes []struct {
+		ID   string `json:"id"`
+		Name string `json:"name"`
+	} `json:"availableModes"`
 }
 
 // NewSession creates a session and returns its id.
 func (s *Session) NewSession(ctx context.Context) (string, error) {
-	m, err := s.Call(ctx, gen.MethodSessionNew, map[string]any{"cwd": s.Cwd, "mcpServers": []any{}})
+	setup, err := s.CreateSession(ctx)
 	if err != nil {
-		return "", Failf("session/new: %v", err)
+		return "", err
+	}
+	return setup.ID, nil
+}
+
+// CreateSession authenticates first when the grading was asked to (once
+// per agent process), then creates a session in Cwd. A -32000 answer to
+// either is "needs a credential" (NeedSession).
+func (s *Session) CreateSession(ctx context.Context) (*SessionSetup, error) {
+	return s.createSessionWith(ctx, map[string]any{"cwd": s.Cwd, "mcpServers": []any{}})
+}
+
+func (s *Session) createSessionWith(ctx context.Context, params map[string]any) (*SessionSetup, error) {
+	if s.authMethod != "" && !s.authenticated {
+		m, err := s.Authenticate(ctx, s.authMethod)
+		if err != nil {
+			return nil, err
+		}
+		if m.Error != nil {
+			return nil, NeedsCredentialf(NeedSession, "authenticate %q (--auth-method) answered %v", s.authMethod, m.Error)
+		}
+		s.authenticated = true
+	}
+	m, err := s.Call(ctx, gen.MethodSessionNew, params)
+	if err != nil {
+		return nil, Failf("session/new: %v", err)
 	}
 	if m.Error != nil {
 		if m.Error.Code == CodeAuthRequired {
-			return "", NeedsCredentialf("session/new answered %v: the agent needs a credential (log it in first)", m.Error)
+			hint := "log it in first, or name a method with --auth-method"
+			if s.authMethod != "" {
+				hint = fmt.Sprintf("even after authenticate %q", s.authMethod)
+			}
+			return nil, NeedsCredentialf(NeedSession, "session/new answered %v: the agent needs a credential (%s)", m.Error, hint)
 		}
-		return "", Failf("session/new answered %v", m.Error)
+		return nil, Failf("session/new answered %v", m.Error)
 	}
 	var r struct {
-		SessionID string `json:"sessionId"`
+		SessionID     string            `json:"sessionId"`
+		Modes         json.RawMessage   `json:"modes"`
+		ConfigOptions []json.RawMessage `json:"configOptions"`
 	}
 	if err := json.Unmarshal(m.Result, &r); err != nil || r.SessionID == "" {
-		return "", Failf("session/new result has no sessionId string: %s", m.Result)
+		return nil, Failf("session/new result has no sessionId string: %s", truncate(string(m.Result), 200))
 	}
-	return r.SessionID, nil
+	setup := &SessionSetup{ID: r.SessionID, ConfigOptions: r.ConfigOptions}
+	var modes ModeState
+	if kindOf(r.Modes) == "an object" && json.Unmarshal(r.Modes, &modes) == nil && len(modes.AvailableModes) > 0 {
+		setup.Modes = &modes
+	}
+	s.advertised.learn(map[string]bool{GateModes: setup.Modes != nil, GateConfigOptions: len(selectOptions(setup.ConfigOptions)) > 0})
+	return setup, nil
 }
 
 // Turn is one prompt turn as observed.

@@ -25,27 +25,65 @@ func sampleResults() []check.Result {
 	}
 }
 
+// report builds a judged agent report of rs.
+func report(argv []string, peer check.Peer, rs []check.Result) check.Report {
+	rep := check.Report{Role: check.RoleAgent, Command: argv, Peer: peer, Registered: len(rs), Results: rs}
+	rep.Judge()
+	return rep
+}
+
 func TestWriteTable_RowsSummaryAndTranscripts(t *testing.T) {
 	var b bytes.Buffer
-	require.NoError(t, check.WriteTable(&b, check.NewReport(nil, check.Agent{Name: "gemini-cli", Version: "0.9.0"}, sampleResults())))
+	require.NoError(t, check.WriteTable(&b, report(nil, check.Peer{Name: "gemini-cli", Version: "0.9.0"}, sampleResults())))
 	out := b.String()
 	assert.Regexp(t, `(?m)^prompt\.cancel\s+mandatory\s+fail\s+cancelled turn ended`, out)
 	assert.Regexp(t, `(?m)^session\.load\s+capability\s+skip\s+agent does not advertise`, out)
 	assert.True(t, strings.HasPrefix(out, "agent: gemini-cli 0.9.0\n"), "the table names the agent graded")
-	assert.Contains(t, out, "4 checks: 1 pass, 2 fail (0 known), 1 skip, 0 needs a working model, 0 needs a credential, 0 fixed since the baseline — FAILED (gemini-cli 0.9.0)")
+	assert.Contains(t, out, "4 checks: 1 pass, 2 fail (0 known), 1 skip, 0 needs a working model, 0 needs a credential, 0 fixed since the baseline; 2 of 2 mandatory graded — FAILED (gemini-cli 0.9.0)")
+	assert.NotContains(t, out, "not graded:", "every mandatory check was graded")
 	assert.Contains(t, out, "--- prompt.cancel (fail)")
 	assert.Contains(t, out, `     1.5ms send   {"method":"session/cancel"}`)
 }
 
+// TestWriteTable_SaysWhichMandatoryChecksWereNotGradedAndWhy: a logged-out
+// agent's table groups the ungraded mandatory checks by why, with the
+// refusal that caused it, and the verdict is INCOMPLETE.
+func TestWriteTable_SaysWhichMandatoryChecksWereNotGradedAndWhy(t *testing.T) {
+	refusal := "session/new answered error -32000: authentication required"
+	rs := []check.Result{
+		{ID: "initialize.version", Tier: check.TierMandatory, Status: check.StatusPass},
+		{ID: "session.new", Tier: check.TierMandatory, Status: check.StatusNeedsCredential, Reason: refusal},
+		{ID: "prompt.cancel", Tier: check.TierMandatory, Status: check.StatusNeedsCredential, NotLaunched: true,
+			Reason: "not launched: needs a credential, as session.new found"},
+		{ID: "prompt.session-ids", Tier: check.TierAdvisory, Status: check.StatusNeedsCredential, NotLaunched: true,
+			Reason: "not launched: needs a credential, as session.new found"},
+		{ID: "process.stdin-close", Tier: check.TierMandatory, Status: check.StatusSkip, Reason: "prerequisite failed: x"},
+	}
+	var b bytes.Buffer
+	rep := report([]string{"gemini", "--acp"}, check.Peer{}, rs)
+	require.NoError(t, check.WriteTable(&b, rep))
+	out := b.String()
+	assert.True(t, strings.HasPrefix(out, "agent: an agent that does not name itself\n"), out)
+	assert.Contains(t, out, "\nnot graded: 3 of 4 mandatory checks\n"+
+		"  needs a credential (2): session.new, prompt.cancel — "+refusal+"\n"+
+		"  skip (1): process.stdin-close — prerequisite failed: x\n")
+	assert.Contains(t, out, "1 of 4 mandatory graded — INCOMPLETE (an agent that does not name itself)")
+	assert.Equal(t, check.VerdictIncomplete, rep.Verdict)
+	assert.False(t, rep.OK)
+}
+
 func TestWriteJSON_RoundTrips(t *testing.T) {
 	var b bytes.Buffer
-	require.NoError(t, check.WriteJSON(&b, check.NewReport([]string{"agent", "--acp"}, check.Agent{Name: "gemini-cli", Version: "0.9.0"}, sampleResults())))
+	require.NoError(t, check.WriteJSON(&b, report([]string{"agent", "--acp"}, check.Peer{Name: "gemini-cli", Version: "0.9.0"}, sampleResults())))
 	var rep check.Report
 	require.NoError(t, json.Unmarshal(b.Bytes(), &rep))
 	assert.False(t, rep.OK)
+	assert.Equal(t, check.VerdictFailed, rep.Verdict)
+	assert.Equal(t, check.RoleAgent, rep.Role)
 	assert.Equal(t, []string{"agent", "--acp"}, rep.Command)
-	assert.Equal(t, check.Agent{Name: "gemini-cli", Version: "0.9.0"}, rep.Agent)
+	assert.Equal(t, check.Peer{Name: "gemini-cli", Version: "0.9.0"}, rep.Peer)
 	assert.Equal(t, 2, rep.Summary.Fail)
+	assert.Equal(t, check.Coverage{Total: 2, Graded: 2}, rep.Mandatory)
 	require.Len(t, rep.Results, 4)
 	assert.Equal(t, check.StatusFail, rep.Results[1].Status)
 	assert.Equal(t, check.DirSend, rep.Results[1].Transcript[0].Dir)
@@ -58,6 +96,42 @@ func TestFailed_FollowsTiers(t *testing.T) {
 	assert.True(t, check.Failed(gated))
 	model := []check.Result{{ID: "a", Tier: check.TierMandatory, Status: check.StatusNeedsModel}}
 	assert.False(t, check.Failed(model))
+}
+
+// TestJudge_OKOnlyWhenEveryMandatoryCheckRanAndPassed: the verdict and its
+// exit status for each way a run can end.
+func TestJudge_OKOnlyWhenEveryMandatoryCheckRanAndPassed(t *testing.T) {
+	pass := check.Result{ID: "m", Tier: check.TierMandatory, Status: check.StatusPass}
+	for name, tc := range map[string]struct {
+		rs   []check.Result
+		want check.Verdict
+		exit int
+	}{
+		"all passed": {[]check.Result{pass}, check.VerdictOK, 0},
+		"capability skipped": {[]check.Result{pass, {ID: "c", Tier: check.TierCapability, Status: check.StatusSkip}},
+			check.VerdictOK, 0},
+		"advisory failed": {[]check.Result{pass, {ID: "a", Tier: check.TierAdvisory, Status: check.StatusFail}},
+			check.VerdictOK, 0},
+		"known failure": {[]check.Result{pass, {ID: "k", Tier: check.TierMandatory, Status: check.StatusFail, Known: true}},
+			check.VerdictOK, 0},
+		"mandatory needs a model": {[]check.Result{pass, {ID: "n", Tier: check.TierMandatory, Status: check.StatusNeedsModel}},
+			check.VerdictIncomplete, 3},
+		"mandatory needs a credential": {[]check.Result{{ID: "n", Tier: check.TierMandatory, Status: check.StatusNeedsCredential}},
+			check.VerdictIncomplete, 3},
+		"mandatory skipped": {[]check.Result{pass, {ID: "s", Tier: check.TierMandatory, Status: check.StatusSkip}},
+			check.VerdictIncomplete, 3},
+		"failure wins over incomplete": {[]check.Result{
+			{ID: "f", Tier: check.TierCapability, Status: check.StatusFail},
+			{ID: "n", Tier: check.TierMandatory, Status: check.StatusNeedsModel}}, check.VerdictFailed, 1},
+		"stale baseline": {[]check.Result{{ID: "m", Tier: check.TierMandatory, Status: check.StatusPass, Fixed: true}},
+			check.VerdictFailed, 1},
+	} {
+		t.Run(name, func(t *testing.T) {
+			v := check.Judge(tc.rs)
+			assert.Equal(t, tc.want, v)
+			assert.Equal(t, tc.exit, v.ExitCode())
+		})
+	}
 }
 
 func TestBaseline_KnownFailureAndStaleEntry(t *testing.T) {
@@ -117,7 +191,9 @@ func ExampleBaseline_Apply() {
 		{ID: "prompt.cancel", Tier: check.TierMandatory, Status: check.StatusFail, Reason: `stopReason "end_turn"`},
 	}
 	known.Apply(results)
-	_ = check.WriteTable(os.Stdout, check.NewReport(nil, check.Agent{Name: "some-agent", Version: "1.2.0"}, results))
+	rep := check.Report{Role: check.RoleAgent, Peer: check.Peer{Name: "some-agent", Version: "1.2.0"}, Registered: 2, Results: results}
+	rep.Judge()
+	_ = check.WriteTable(os.Stdout, rep)
 	// Output:
 	// agent: some-agent 1.2.0
 	//
@@ -125,5 +201,5 @@ func ExampleBaseline_Apply() {
 	// initialize.version  mandatory  pass
 	// prompt.cancel       mandatory  fail (known)  stopReason "end_turn"
 	//
-	// 2 checks: 1 pass, 1 fail (1 known), 0 skip, 0 needs a working model, 0 needs a credential, 0 fixed since the baseline — OK (some-agent 1.2.0)
+	// 2 checks: 1 pass, 1 fail (1 known), 0 skip, 0 needs a working model, 0 needs a credential, 0 fixed since the baseline; 2 of 2 mandatory graded — OK (some-agent 1.2.0)
 }

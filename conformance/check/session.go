@@ -83,6 +83,9 @@ type Target struct {
 	Dir string
 	// Env, when non-nil, replaces the inherited environment.
 	Env []string
+	// Secrets are values of Env the user handed the agent (credentials):
+	// they are masked wherever they occur in transcripts and reasons.
+	Secrets []string
 }
 
 // Session is one launched agent process and acpcheck's raw JSON-RPC view of
@@ -97,6 +100,7 @@ type Session struct {
 
 	tr     *transcript
 	cmd    *exec.Cmd // nil for an agent served at a URL
+	url    string    // the URL of an agent served over the network
 	stdin  io.WriteCloser
 	stdout io.ReadCloser
 	stderr io.ReadCloser // nil for an agent served at a URL
@@ -115,8 +119,16 @@ type Session struct {
 
 	helpers sync.WaitGroup // reader, stderr collector, answerers, reaper
 
-	// agent is what the last initialize answer named (agentInfo).
-	agent Agent
+	// peer is what the last initialize answer named (agentInfo).
+	peer Peer
+	// authMethod, when set, is authenticated with before session/new.
+	authMethod    string
+	authenticated bool
+	// advertised collects what the agent advertises, for the grading.
+	advertised *advertised
+	// holdPermissions leaves session/request_permission unanswered for the
+	// check to answer (Reply); guarded by mu.
+	holdPermissions bool
 }
 
 // Launch starts the agent described by t.
@@ -150,7 +162,7 @@ func Launch(t Target, timeout, exitBound time.Duration) (*Session, error) {
 		Timeout:   timeout,
 		ExitBound: exitBound,
 		Cwd:       t.Dir,
-		tr:        newTranscript(),
+		tr:        newTranscript(newMasker(t.Secrets)),
 		cmd:       cmd,
 		stdin:     inW,
 		stdout:    outR,
@@ -190,6 +202,17 @@ func (s *Session) Transcript() []Line { return s.tr.snapshot() }
 
 // Notef adds a note to the transcript.
 func (s *Session) Notef(format string, args ...any) { s.tr.notef(format, args...) }
+
+// Peer is the agent as its last initialize answer named it.
+func (s *Session) Peer() Peer { return s.peer }
+
+// Interrupt notes why and closes the agent's stdin, which unblocks a
+// write to an agent that stopped reading; every wait honours the check's
+// context.
+func (s *Session) Interrupt(note string) {
+	s.tr.notef("%s", note)
+	s.CloseStdin()
+}
 
 func (s *Session) reap() {
 	defer s.helpers.Done()
@@ -262,6 +285,9 @@ func (s *Session) receive(line []byte) {
 	m := parseMessage(raw)
 	s.append(m)
 	if m.IsRequest() {
+		if m.Method == gen.MethodSessionRequestPermission && s.holding() {
+			return // the check answers it (Reply)
+		}
 		s.helpers.Add(1)
 		go func() {
 			defer s.helpers.Done()
@@ -309,6 +335,30 @@ func (s *Session) append(m *Message) {
 func (s *Session) broadcastLocked() {
 	close(s.changed)
 	s.changed = make(chan struct{})
+}
+
+// HoldPermissions leaves every later session/request_permission
+// unanswered: the check finds it among the messages and answers it with
+// Reply, when it chooses.
+func (s *Session) HoldPermissions() {
+	s.mu.Lock()
+	s.holdPermissions = true
+	s.mu.Unlock()
+}
+
+func (s *Session) holding() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.holdPermissions
+}
+
+// Reply answers the agent's request m with result.
+func (s *Session) Reply(m *Message, result any) error {
+	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": result})
+	if err != nil {
+		return fmt.Errorf("check: encoding the answer to %s: %w", m.Method, err)
+	}
+	return s.WriteRaw(b)
 }
 
 // answer replies to a request the agent made: a permission request gets its

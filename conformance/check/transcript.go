@@ -3,8 +3,10 @@ package check
 import (
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Direction says where a transcript line came from.
@@ -20,6 +22,15 @@ const (
 	// DirNote is something acpcheck did or saw that is not a line: a signal
 	// sent, stdin closed, the process exiting.
 	DirNote Direction = "note"
+	// DirSpawn and DirExit are the agent process starting and ending, when
+	// acpcheck learns them as facts (in client grading, from the scenario
+	// agent itself); the transcript file keeps them as spawn and exit.
+	DirSpawn Direction = "spawn"
+	DirExit  Direction = "exit"
+	// DirClientStdout and DirClientStderr are lines the graded client
+	// wrote to its own stdout and stderr (client grading).
+	DirClientStdout Direction = "client-stdout"
+	DirClientStderr Direction = "client-stderr"
 )
 
 // maxTranscriptText caps each recorded line so a transcript of an agent
@@ -33,24 +44,32 @@ type Line struct {
 	At   time.Duration `json:"at"`
 	Dir  Direction     `json:"dir"`
 	Text string        `json:"text"`
+	// raw is the line's exact bytes (secrets masked) when Text is not
+	// them: cut to length, or not UTF-8. The transcript file keeps them.
+	raw []byte
+	// event is a spawn's pid and argv or an exit's status and code.
+	event *event
 }
 
 // transcript collects lines from several goroutines.
 type transcript struct {
 	start time.Time
+	mask  *masker
 	mu    sync.Mutex
 	lines []Line
 }
 
-func newTranscript() *transcript { return &transcript{start: time.Now()} }
+func newTranscript(mask *masker) *transcript { return &transcript{start: time.Now(), mask: mask} }
 
+// add records one line, secrets masked before it is cut to length (so no
+// part of one survives the cut).
 func (t *transcript) add(dir Direction, b []byte) {
-	text := string(b)
-	if len(text) > maxTranscriptText {
-		text = fmt.Sprintf("%s… (%d bytes in all)", text[:maxTranscriptText], len(b))
-	}
+	t.addLine(newLine(time.Since(t.start), dir, t.mask.text(string(b))))
+}
+
+func (t *transcript) addLine(l Line) {
 	t.mu.Lock()
-	t.lines = append(t.lines, Line{At: time.Since(t.start), Dir: dir, Text: text})
+	t.lines = append(t.lines, l)
 	t.mu.Unlock()
 }
 
@@ -75,4 +94,26 @@ func WriteTranscript(w io.Writer, lines []Line) error {
 		}
 	}
 	return nil
+}
+
+// newLine makes a transcript line of text (already masked), cut to length
+// for reports, its exact bytes kept for the transcript file.
+func newLine(at time.Duration, dir Direction, text string) Line {
+	l := Line{At: at, Dir: dir, Text: text}
+	if len(text) > maxTranscriptText {
+		l.Text = fmt.Sprintf("%s… (%d bytes in all)", strings.ToValidUTF8(text[:maxTranscriptText], ""), len(text))
+		l.raw = []byte(text)
+	} else if !utf8.ValidString(text) {
+		l.Text = strings.ToValidUTF8(text, "\uFFFD")
+		l.raw = []byte(text)
+	}
+	return l
+}
+
+// Bytes is the line exactly as it passed (secrets masked).
+func (l Line) Bytes() []byte {
+	if l.raw != nil {
+		return l.raw
+	}
+	return []byte(l.Text)
 }

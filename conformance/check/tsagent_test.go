@@ -16,8 +16,9 @@ import (
 
 // TestStandard_TypeScriptSDKAgentConforms grades a third-party peer: the
 // agent written with the official TypeScript SDK in conformance/tsinterop.
-// It passes every check that applies; the capabilities it does not
-// advertise are skipped.
+// It passes every mandatory check and every capability it advertises; the
+// capabilities it does not advertise are skipped, and an advisory failure
+// is logged (it serves image blocks it does not advertise).
 func TestStandard_TypeScriptSDKAgentConforms(t *testing.T) {
 	t.Parallel()
 	node := npmtest.Node(t)
@@ -33,10 +34,14 @@ func TestStandard_TypeScriptSDKAgentConforms(t *testing.T) {
 	})
 	require.NoError(t, err)
 	for _, r := range results {
+		if r.Tier == check.TierAdvisory && r.Status == check.StatusFail {
+			t.Logf("advisory %s fails: %s", r.ID, r.Reason)
+			continue
+		}
 		assert.Contains(t, []check.Status{check.StatusPass, check.StatusSkip}, r.Status, "%s: %s", r.ID, r.Reason)
 		if r.Status == check.StatusSkip {
-			assert.Equal(t, check.TierCapability, r.Tier, "%s skipped: %s", r.ID, r.Reason)
+			assert.NotEmpty(t, r.Gate, "%s skipped: %s", r.ID, r.Reason)
 		}
 	}
-	assert.False(t, check.Failed(results))
+	assert.Equal(t, check.VerdictOK, check.Judge(results))
 }

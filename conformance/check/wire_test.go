@@ -95,3 +95,13 @@ func FuzzCapabilityShapeErrors(f *testing.F) {
 		_, _ = capabilityShapeErrors(b)
 	})
 }
+
+// TestStandard_GatesAreLearned: every gate a check names is one the
+// handshake or session/new sets.
+func TestStandard_GatesAreLearned(t *testing.T) {
+	for _, c := range Standard().Checks() {
+		if c.Gate != "" {
+			assert.Contains(t, knownGates, c.Gate, c.ID)
+		}
+	}
+}

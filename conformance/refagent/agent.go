@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -41,11 +40,16 @@ type Agent struct {
 
 	stopTurns context.CancelFunc // cancels ctx
 
-	mu       sync.Mutex
-	authed   bool             // authenticate succeeded (--require-auth)
-	turns    map[string]*turn // running turn per session id
-	inflight int              // handlers running
-	idle     chan struct{}    // closed when inflight drops to 0, if drain waits
+	mu            sync.Mutex
+	clientCaps    gen.ClientCapabilities // what initialize offered
+	authenticated bool                   // authenticate succeeded on this connection
+	turns         map[string]*turn       // running turn per session id
+	// pendingCancel and broken are per-session cancellation faults
+	// (--sticky-cancel, --stuck-after-cancel).
+	pendingCancel map[string]bool
+	broken        map[string]bool
+	inflight      int           // handlers running
+	idle          chan struct{} // closed when inflight drops to 0, if drain waits
 }
 
 func (a *Agent) handlerStarted() {
@@ -94,12 +98,15 @@ func (a *Agent) drain(d time.Duration) {
 type typedAgent Agent
 
 var (
-	_ gen.Agent                = (*typedAgent)(nil)
-	_ gen.LoadSessionHandler   = (*typedAgent)(nil)
-	_ gen.ResumeSessionHandler = (*typedAgent)(nil)
-	_ gen.CloseSessionHandler  = (*typedAgent)(nil)
-	_ gen.DeleteSessionHandler = (*typedAgent)(nil)
-	_ gen.AuthenticateHandler  = (*typedAgent)(nil)
+	_ gen.Agent                         = (*typedAgent)(nil)
+	_ gen.LoadSessionHandler            = (*typedAgent)(nil)
+	_ gen.ResumeSessionHandler          = (*typedAgent)(nil)
+	_ gen.CloseSessionHandler           = (*typedAgent)(nil)
+	_ gen.DeleteSessionHandler          = (*typedAgent)(nil)
+	_ gen.AuthenticateHandler           = (*typedAgent)(nil)
+	_ gen.ListSessionsHandler           = (*typedAgent)(nil)
+	_ gen.SetSessionModeHandler         = (*typedAgent)(nil)
+	_ gen.SetSessionConfigOptionHandler = (*typedAgent)(nil)
 )
 
 // turn is a running prompt turn.
@@ -120,7 +127,8 @@ func (t *turn) isCancelled() bool {
 }
 
 func newAgent(ctx context.Context, stop context.CancelFunc, opts Options, log *slog.Logger, exit func(int)) *Agent {
-	return &Agent{ctx: ctx, stopTurns: stop, opts: opts, log: log, exit: exit, store: newStore(opts.StateDir), turns: map[string]*turn{}}
+	return &Agent{ctx: ctx, stopTurns: stop, opts: opts, log: log, exit: exit, store: newStore(opts.StateDir),
+		turns: map[string]*turn{}, pendingCancel: map[string]bool{}, broken: map[string]bool{}}
 }
 
 // advertised reports whether a method's capability, if it has one, is
@@ -135,6 +143,12 @@ func (a *Agent) advertised(method string) bool {
 		return a.opts.Close
 	case gen.MethodSessionDelete:
 		return a.opts.Delete
+	case gen.MethodSessionList:
+		return a.opts.List
+	case gen.MethodSessionSetMode:
+		return a.opts.Modes
+	case gen.MethodSessionSetConfigOption:
+		return a.opts.ConfigOptions
 	}
 	return true
 }
@@ -159,8 +173,12 @@ func (ta *typedAgent) Initialize(_ context.Context, p *gen.InitializeRequest) (*
 		version = gen.ProtocolVersion(a.opts.ProtocolVersion)
 	}
 	a.log.Info("initialize", "requested", p.ProtocolVersion, "answered", version)
+	a.mu.Lock()
+	a.clientCaps = p.ClientCapabilities
+	a.mu.Unlock()
 	var caps gen.AgentCapabilities
 	caps.LoadSession = a.opts.LoadSession
+	caps.PromptCapabilities = gen.PromptCapabilities{Image: a.opts.PromptImage, Audio: a.opts.PromptAudio, EmbeddedContext: a.opts.PromptEmbedded}
 	caps.McpCapabilities.HTTP = a.opts.MCPHTTP
 	if a.opts.Resume {
 		caps.SessionCapabilities.Resume = &gen.SessionResumeCapabilities{}
@@ -171,11 +189,10 @@ func (ta *typedAgent) Initialize(_ context.Context, p *gen.InitializeRequest) (*
 	if a.opts.Delete {
 		caps.SessionCapabilities.Delete = &gen.SessionDeleteCapabilities{}
 	}
-	methods := []gen.AuthMethod{}
-	for _, id := range a.opts.AuthMethods {
-		methods = append(methods, &gen.AuthMethodAgent{ID: gen.AuthMethodID(id), Name: "Reference agent method " + id})
+	if a.opts.List {
+		caps.SessionCapabilities.List = &gen.SessionListCapabilities{}
 	}
-	r := &gen.InitializeResponse{ProtocolVersion: version, AgentCapabilities: caps, AuthMethods: methods}
+	r := &gen.InitializeResponse{ProtocolVersion: version, AgentCapabilities: caps, AuthMethods: a.authMethods()}
 	if !a.opts.NoAgentInfo {
 		r.AgentInfo = &gen.Implementation{Name: a.opts.AgentName, Version: a.opts.AgentVersion}
 	}
@@ -225,6 +242,9 @@ func (ta *typedAgent) Cancel(_ context.Context, p *gen.CancelNotification) error
 	sid := string(p.SessionID)
 	a.mu.Lock()
 	t := a.turns[sid]
+	if t == nil && a.opts.StickyCancel {
+		a.pendingCancel[sid] = true
+	}
 	a.mu.Unlock()
 	if t != nil {
 		t.cancel()
@@ -233,38 +253,10 @@ func (ta *typedAgent) Cancel(_ context.Context, p *gen.CancelNotification) error
 	return nil
 }
 
-// Authenticate accepts an advertised method (or fails as
-// --fail-authenticate asks); an id it did not advertise is -32602.
-func (ta *typedAgent) Authenticate(_ context.Context, p *gen.AuthenticateRequest) (*gen.AuthenticateResponse, error) {
-	a := (*Agent)(ta)
-	if !slices.Contains(a.opts.AuthMethods, string(p.MethodID)) {
-		return nil, errorf(acpsdk.CodeInvalidParams, "unknown auth method: %s", p.MethodID)
-	}
-	if a.opts.FailAuthenticate != 0 {
-		return nil, failure(a.opts.FailAuthenticate)
-	}
-	a.mu.Lock()
-	a.authed = true
-	a.mu.Unlock()
-	a.log.Info("authenticated", "method", p.MethodID)
-	return &gen.AuthenticateResponse{}, nil
-}
-
-// needsAuth is --require-auth's refusal of a session call made before
-// authenticate succeeded, in Cline's words.
-func (a *Agent) needsAuth() error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.opts.RequireAuth && !a.authed {
-		return errorf(acpsdk.CodeAuthRequired, "authentication required: call authenticate before starting a session")
-	}
-	return nil
-}
-
 // NewSession creates "sess-N", with --chatty notifications around it.
 func (ta *typedAgent) NewSession(ctx context.Context, p *gen.NewSessionRequest) (*gen.NewSessionResponse, error) {
 	a := (*Agent)(ta)
-	if err := a.needsAuth(); err != nil {
+	if err := a.requireAuth(); err != nil {
 		return nil, err
 	}
 	if a.opts.FailNewSession != 0 {
@@ -287,7 +279,7 @@ func (ta *typedAgent) NewSession(ctx context.Context, p *gen.NewSessionRequest) 
 			map[string]any{"name": "refagent-help", "description": "List the reference agent's prompt words"},
 		}}))
 	}
-	return &gen.NewSessionResponse{SessionID: gen.SessionID(s.ID)}, nil
+	return &gen.NewSessionResponse{SessionID: gen.SessionID(s.ID), Modes: a.modeState(s), ConfigOptions: a.configOptions(s)}, nil
 }
 
 // LoadSession replays the conversation, then responds (or the reverse
@@ -296,9 +288,6 @@ func (ta *typedAgent) LoadSession(ctx context.Context, p *gen.LoadSessionRequest
 	a := (*Agent)(ta)
 	if !a.opts.LoadSession {
 		return nil, a.notImplemented(gen.MethodSessionLoad)
-	}
-	if err := a.needsAuth(); err != nil {
-		return nil, err
 	}
 	if err := a.continueSession(ctx, gen.MethodSessionLoad, string(p.SessionID), !a.opts.LoadReplayAfterResponse, a.opts.LoadReplayAfterResponse); err != nil {
 		return nil, err
@@ -312,9 +301,6 @@ func (ta *typedAgent) ResumeSession(ctx context.Context, p *gen.ResumeSessionReq
 	if !a.opts.Resume {
 		return nil, a.notImplemented(gen.MethodSessionResume)
 	}
-	if err := a.needsAuth(); err != nil {
-		return nil, err
-	}
 	if err := a.continueSession(ctx, gen.MethodSessionResume, string(p.SessionID), a.opts.ResumeReplays, false); err != nil {
 		return nil, err
 	}
@@ -324,6 +310,9 @@ func (ta *typedAgent) ResumeSession(ctx context.Context, p *gen.ResumeSessionReq
 // continueSession serves session/load and session/resume: replayBefore
 // replays the conversation before the response, replayAfter after it.
 func (a *Agent) continueSession(ctx context.Context, method, sid string, replayBefore, replayAfter bool) error {
+	if err := a.requireAuth(); err != nil {
+		return err
+	}
 	s, ok := a.store.get(sid)
 	if !ok {
 		return errorf(acpsdk.CodeResourceNotFound, "session not found: %s", sid)
@@ -363,6 +352,12 @@ func (ta *typedAgent) CloseSession(_ context.Context, p *gen.CloseSessionRequest
 	}
 	sid := string(p.SessionID)
 	a.cancelTurn(sid) // closing a session cancels its turn
+	if a.opts.CloseKeepsSession {
+		if _, ok := a.store.get(sid); ok {
+			a.log.Warn("closing in name only (--close-keeps-session)", "session_id", sid)
+			return &gen.CloseSessionResponse{}, nil
+		}
+	}
 	if !a.store.forget(sid) {
 		return nil, errorf(acpsdk.CodeResourceNotFound, "session not found: %s", sid)
 	}
@@ -380,6 +375,9 @@ func (ta *typedAgent) DeleteSession(_ context.Context, p *gen.DeleteSessionReque
 	}
 	sid := string(p.SessionID)
 	a.cancelTurn(sid)
+	if _, ok := a.store.get(sid); !ok && a.opts.DeleteStrict {
+		return nil, errorf(acpsdk.CodeResourceNotFound, "session not found: %s", sid)
+	}
 	// Deleting an unknown id succeeds silently.
 	if err := a.store.remove(sid); err != nil {
 		return nil, errorf(acpsdk.CodeInternalError, "deleting session: %v", err)

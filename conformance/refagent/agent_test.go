@@ -463,3 +463,226 @@ func TestAfterLines_NoDeadlockWhenTheWriteQueueIsFull(t *testing.T) {
 	}
 	assert.Equal(t, []string{"user_message_chunk", "agent_message_chunk", "user_message_chunk", "agent_message_chunk", "user_message_chunk", "agent_message_chunk"}, replay)
 }
+
+func TestAuthenticate_AdvertisedMethodsAndRequireAuth(t *testing.T) {
+	o := DefaultOptions()
+	o.AuthMethods, o.RequireAuth = []string{"key", "oauth"}, true
+	c := startAgent(t, o)
+	_, r := c.call("initialize", map[string]any{"protocolVersion": 1})
+	require.Nil(t, r.Error)
+	assert.Equal(t, []any{
+		map[string]any{"id": "key", "name": "Reference agent method key"},
+		map[string]any{"id": "oauth", "name": "Reference agent method oauth"},
+	}, r.Result["authMethods"])
+	newSession := map[string]any{"cwd": "/w", "mcpServers": []any{}}
+	_, r = c.call("session/new", newSession)
+	require.NotNil(t, r.Error, "logged out")
+	assert.EqualValues(t, -32000, r.Error.Code)
+	_, r = c.call("authenticate", map[string]any{"methodId": "nope"})
+	require.NotNil(t, r.Error)
+	assert.EqualValues(t, -32602, r.Error.Code, "an unknown method id")
+	_, r = c.call("authenticate", map[string]any{"methodId": "key"})
+	require.Nil(t, r.Error)
+	_, r = c.call("session/new", newSession)
+	assert.Nil(t, r.Error, "logged in")
+}
+
+func TestAuthenticate_Misbehaviours(t *testing.T) {
+	o := DefaultOptions()
+	o.AuthMethods, o.AcceptUnknownAuth, o.FailAuthenticate = []string{"key"}, true, 7
+	c := startAgent(t, o)
+	c.call("initialize", map[string]any{"protocolVersion": 1})
+	_, r := c.call("authenticate", map[string]any{"methodId": "nope"})
+	assert.Nil(t, r.Error, "--accept-unknown-auth")
+	_, r = c.call("authenticate", map[string]any{"methodId": "key"})
+	require.NotNil(t, r.Error)
+	assert.EqualValues(t, 7, r.Error.Code, "--fail-authenticate")
+}
+
+func TestList_PagesFiltersAndBreaks(t *testing.T) {
+	o := DefaultOptions()
+	o.List, o.ListPageSize = true, 1
+	c := startAgent(t, o)
+	c.call("initialize", map[string]any{"protocolVersion": 1})
+	for _, cwd := range []string{"/a", "/b"} {
+		_, r := c.call("session/new", map[string]any{"cwd": cwd, "mcpServers": []any{}})
+		require.Nil(t, r.Error)
+	}
+	_, r := c.call("session/list", map[string]any{})
+	require.Nil(t, r.Error)
+	assert.Equal(t, []any{map[string]any{"sessionId": "sess-1", "cwd": "/a"}}, r.Result["sessions"])
+	assert.Equal(t, "from-1", r.Result["nextCursor"])
+	_, r = c.call("session/list", map[string]any{"cursor": "from-1"})
+	assert.Equal(t, []any{map[string]any{"sessionId": "sess-2", "cwd": "/b"}}, r.Result["sessions"])
+	assert.NotContains(t, r.Result, "nextCursor", "the last page")
+	_, r = c.call("session/list", map[string]any{"cwd": "/b"})
+	assert.Equal(t, []any{map[string]any{"sessionId": "sess-2", "cwd": "/b"}}, r.Result["sessions"])
+
+	o.ListCursorLoop, o.ListOmitNewest, o.ListIgnoreCwd = true, true, true
+	c = startAgent(t, o)
+	c.call("initialize", map[string]any{"protocolVersion": 1})
+	c.call("session/new", map[string]any{"cwd": "/a", "mcpServers": []any{}})
+	c.call("session/new", map[string]any{"cwd": "/b", "mcpServers": []any{}})
+	_, r = c.call("session/list", map[string]any{"cwd": "/b"})
+	assert.Equal(t, []any{map[string]any{"sessionId": "sess-1", "cwd": "/a"}}, r.Result["sessions"], "cwd ignored, newest omitted")
+	assert.Equal(t, "from-0", r.Result["nextCursor"], "the cursor loops")
+}
+
+func TestModesAndConfigOptions(t *testing.T) {
+	o := DefaultOptions()
+	o.Modes, o.ModeIDsURL, o.ConfigOptions = true, true, true
+	c := startAgent(t, o)
+	c.call("initialize", map[string]any{"protocolVersion": 1})
+	_, r := c.call("session/new", map[string]any{"cwd": "/w", "mcpServers": []any{}})
+	require.Nil(t, r.Error)
+	modes := r.Result["modes"].(map[string]any)
+	assert.Equal(t, "https://acpkit.dev/refagent/modes#ask", modes["currentModeId"])
+	assert.Len(t, modes["availableModes"], 2)
+	assert.Equal(t, []any{map[string]any{"id": "effort", "name": "Effort", "category": "thought_level", "type": "select",
+		"currentValue": "low", "options": []any{map[string]any{"value": "low", "name": "low"}, map[string]any{"value": "high", "name": "high"}}}},
+		r.Result["configOptions"])
+
+	updates, resp := c.call("session/set_mode", map[string]any{"sessionId": "sess-1", "modeId": "https://acpkit.dev/refagent/modes#code"})
+	require.Nil(t, resp.Error)
+	require.Len(t, updates, 1)
+	assert.Equal(t, "current_mode_update", updates[0].kind())
+	assert.Equal(t, "https://acpkit.dev/refagent/modes#code", updates[0].Params.Update["currentModeId"])
+	_, r = c.call("session/set_mode", map[string]any{"sessionId": "sess-1", "modeId": "code"})
+	require.NotNil(t, r.Error)
+	assert.EqualValues(t, -32602, r.Error.Code)
+
+	_, r = c.call("session/set_config_option", map[string]any{"sessionId": "sess-1", "configId": "effort", "value": "high"})
+	require.Nil(t, r.Error)
+	assert.Equal(t, "high", r.Result["configOptions"].([]any)[0].(map[string]any)["currentValue"])
+	for _, bad := range []map[string]any{{"configId": "nope", "value": "high"}, {"configId": "effort", "value": "max"}} {
+		bad["sessionId"] = "sess-1"
+		_, r = c.call("session/set_config_option", bad)
+		require.NotNil(t, r.Error, bad)
+		assert.EqualValues(t, -32602, r.Error.Code)
+	}
+}
+
+func TestCloseKeepsSessionAndDeleteStrict(t *testing.T) {
+	o := DefaultOptions()
+	o.Close, o.Delete, o.CloseKeepsSession, o.DeleteStrict = true, true, true, true
+	c := startAgent(t, o)
+	sid := c.handshake()
+	_, r := c.call("session/close", map[string]any{"sessionId": sid})
+	require.Nil(t, r.Error)
+	_, r = c.prompt(sid, "hi")
+	assert.Nil(t, r.Error, "--close-keeps-session: the closed session still serves prompts")
+	_, r = c.call("session/delete", map[string]any{"sessionId": "never-made"})
+	require.NotNil(t, r.Error)
+	assert.EqualValues(t, -32002, r.Error.Code, "--delete-strict")
+}
+
+func TestPrompt_ContentBlocksFollowPromptCapabilities(t *testing.T) {
+	image := map[string]any{"type": "image", "mimeType": "image/png", "data": pngPixel}
+	link := map[string]any{"type": "resource_link", "uri": "file:///w/README.md", "name": "README.md"}
+	prompt := func(c *client, sid string, block map[string]any) msg {
+		_, r := c.call("session/prompt", map[string]any{"sessionId": sid, "prompt": []any{map[string]any{"type": "text", "text": "hi"}, block}})
+		return r
+	}
+	c := startAgent(t, DefaultOptions())
+	sid := c.handshake()
+	r := prompt(c, sid, image)
+	require.NotNil(t, r.Error, "image is not advertised")
+	assert.EqualValues(t, -32602, r.Error.Code)
+	assert.Nil(t, prompt(c, sid, link).Error, "resource_link is baseline")
+
+	o := DefaultOptions()
+	o.PromptImage = true
+	c = startAgent(t, o)
+	sid = c.handshake()
+	assert.Nil(t, prompt(c, sid, image).Error, "--prompt-image")
+
+	o.RefuseAdvertisedContent, o.RefuseResourceLink = true, true
+	c = startAgent(t, o)
+	sid = c.handshake()
+	assert.NotNil(t, prompt(c, sid, image).Error, "--refuse-advertised-content")
+	assert.NotNil(t, prompt(c, sid, link).Error, "--refuse-resource-link")
+}
+
+func TestPrompt_ToolsCallOnlyOfferedClientMethods(t *testing.T) {
+	methods := func(o Options, caps map[string]any) []string {
+		c := startAgent(t, o)
+		var called []string
+		c.answer = func(method string, _ json.RawMessage) (any, *acpsdk.Error) {
+			called = append(called, method)
+			return map[string]any{"content": "# README", "terminalId": "t1"}, nil
+		}
+		c.call("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": caps})
+		_, created := c.call("session/new", map[string]any{"cwd": "/w", "mcpServers": []any{}})
+		_, r := c.prompt(created.Result["sessionId"].(string), "tools")
+		require.Nil(t, r.Error)
+		return called
+	}
+	none := map[string]any{"fs": map[string]any{"readTextFile": false}, "terminal": false}
+	assert.Empty(t, methods(DefaultOptions(), none))
+	all := map[string]any{"fs": map[string]any{"readTextFile": true}, "terminal": true}
+	assert.Equal(t, []string{"fs/read_text_file", "terminal/create"}, methods(DefaultOptions(), all))
+	o := DefaultOptions()
+	o.IgnoreClientCapabilities = true
+	assert.Equal(t, []string{"fs/read_text_file", "terminal/create"}, methods(o, none))
+}
+
+func TestExtras_RejectedOnlyWhenAsked(t *testing.T) {
+	params := map[string]any{"protocolVersion": 1, "_meta": map[string]any{"k": 1}, "futureMember": true}
+	c := startAgent(t, DefaultOptions())
+	_, r := c.call("initialize", params)
+	assert.Nil(t, r.Error, "by default _meta and unknown members are ignored")
+
+	o := DefaultOptions()
+	o.RejectMeta = true
+	c = startAgent(t, o)
+	_, r = c.call("initialize", params)
+	require.NotNil(t, r.Error)
+	assert.EqualValues(t, -32602, r.Error.Code)
+	assert.Contains(t, r.Error.Message, "_meta")
+
+	o = DefaultOptions()
+	o.RejectUnknownMembers = true
+	c = startAgent(t, o)
+	_, r = c.call("initialize", map[string]any{"protocolVersion": 1, "_meta": map[string]any{}, "clientInfo": map[string]any{"name": "x", "version": "1"}})
+	assert.Nil(t, r.Error, "members the type defines pass")
+	_, r = c.call("initialize", params)
+	require.NotNil(t, r.Error)
+	assert.Contains(t, r.Error.Message, `"futureMember"`)
+}
+
+func TestCancel_Faults(t *testing.T) {
+	o := DefaultOptions()
+	o.StickyCancel = true
+	c := startAgent(t, o)
+	sid := c.handshake()
+	c.notify("session/cancel", map[string]any{"sessionId": sid})
+	c.call("acpcheck/ping", map[string]any{}) // the cancel has been read
+	_, r := c.prompt(sid, "hi")
+	assert.Equal(t, "cancelled", r.Result["stopReason"], "--sticky-cancel: a cancel meant for no turn ends the next")
+
+	o = DefaultOptions()
+	o.StuckAfterCancel, o.SlowFor = true, time.Second
+	c = startAgent(t, o)
+	sid = c.handshake()
+	id := c.send("session/prompt", map[string]any{"sessionId": sid, "prompt": []any{map[string]any{"type": "text", "text": "slow"}}})
+	c.next() // the first update: the turn runs
+	c.notify("session/cancel", map[string]any{"sessionId": sid})
+	_, r = c.until(id)
+	require.Equal(t, "cancelled", r.Result["stopReason"])
+	_, r = c.prompt(sid, "hi")
+	require.NotNil(t, r.Error, "--stuck-after-cancel")
+	assert.EqualValues(t, -32603, r.Error.Code)
+}
+
+func TestPermission_CancelledOutcomeErrorOnRequest(t *testing.T) {
+	o := DefaultOptions()
+	o.CancelledPermissionError = true
+	c := startAgent(t, o)
+	c.answer = func(method string, _ json.RawMessage) (any, *acpsdk.Error) {
+		return map[string]any{"outcome": map[string]any{"outcome": "cancelled"}}, nil
+	}
+	sid := c.handshake()
+	_, r := c.prompt(sid, "permission")
+	require.NotNil(t, r.Error)
+	assert.EqualValues(t, -32603, r.Error.Code)
+}

@@ -58,7 +58,11 @@
 //	                      the number 42, completed by an update doing the same
 //	tools                 tool calls "read-1" (read), "edit-1" (edit) going
 //	                      pending → in_progress → completed, and "exec-1"
-//	                      (execute) going pending → in_progress → failed
+//	                      (execute) going pending → in_progress → failed;
+//	                      then, only if the client offered them,
+//	                      fs/read_text_file of <cwd>/README.md and
+//	                      terminal/create of "ls", each outcome reported in
+//	                      a chunk
 //	permission            tool call "perm-1" (delete), then
 //	                      session/request_permission offering allow_once
 //	                      "allow" and reject_once "reject"; the tool call
@@ -115,14 +119,6 @@
 //	--echo-protocol-version             answer initialize with whatever
 //	                                    version was requested, even 65535
 //	--fail-initialize CODE              answer initialize with error CODE
-//	--auth-methods IDS                  advertise these agent auth methods
-//	                                    (comma-separated ids); authenticate
-//	                                    accepts them and answers any other
-//	                                    id -32602
-//	--require-auth                      answer session/new, load and
-//	                                    resume -32000 until authenticate
-//	                                    succeeded
-//	--fail-authenticate CODE            answer authenticate with error CODE
 //	--malformed-capabilities            advertise "loadSession": "yes" and
 //	                                    "sessionCapabilities": {"resume": true}
 //
@@ -138,9 +134,36 @@
 //	--delete          sessionCapabilities.delete; session/delete removes it
 //	                  (an unknown id succeeds)
 //	--mcp-http        mcpCapabilities.http: true
+//	--list            sessionCapabilities.list; session/list pages through
+//	                  the sessions (memory and --state-dir), oldest first,
+//	                  --list-page-size (default 10) at a time, honouring
+//	                  its cwd filter; the cursor is "from-<index>"
+//	--modes           session/new offers modes "ask" (current) and "code";
+//	                  session/set_mode switches to an offered one and sends
+//	                  current_mode_update, an unknown id is -32602
+//	--prompt-image, --prompt-audio, --prompt-embedded-context
+//	                  promptCapabilities image, audio, embeddedContext:
+//	                  prompts may hold those blocks; without the flag a
+//	                  prompt holding one is -32602 (text and resource_link
+//	                  are always served)
+//	--config-options  session/new offers the select option "effort"
+//	                  (thought_level: low, high); session/set_config_option
+//	                  sets an offered value and answers every option, an
+//	                  unknown option or value is -32602
 //
 // A method whose capability is not advertised is answered like an unknown
 // method.
+//
+// Authentication:
+//
+//	--auth-methods ID,ID      advertise these auth methods (type agent)
+//	                          and serve authenticate: an advertised id
+//	                          succeeds, any other is -32602
+//	--require-auth            answer session/new, load and resume with
+//	                          -32000 until authenticate succeeded
+//	--accept-unknown-auth     authenticate succeeds for any method id
+//	--fail-authenticate CODE  authenticate with an advertised id answers
+//	                          error CODE
 //
 // Sessions and turns:
 //
@@ -162,6 +185,14 @@
 //	--cancel-stop-reason S      stop reason of a cancelled turn (default
 //	                            cancelled; end_turn mimics runtimes that
 //	                            ignore the spec)
+//	--cancelled-permission-error  fail a turn with -32603 when its
+//	                            permission request is answered cancelled
+//	                            (an uncaught cancellation)
+//	--sticky-cancel             remember a session/cancel sent while no
+//	                            turn runs, and cancel the session's next
+//	                            turn with it
+//	--stuck-after-cancel        after a turn ended cancelled, answer every
+//	                            prompt of its session with -32603
 //	--cancel-after-refusal      end a turn whose permission request was
 //	                            answered with a reject option with stop
 //	                            reason cancelled, as codex-acp 2.6.0 does
@@ -176,9 +207,45 @@
 //	--load-replay-after-response  respond to session/load, then replay
 //	--resume-replays            replay on session/resume
 //	--fail-close, --fail-delete answer those methods with -32603
+//	--close-keeps-session       session/close succeeds but the session
+//	                            keeps serving prompts
+//	--delete-strict             session/delete of an unknown id is -32002
+//	--list-page-size N          sessions per session/list page
+//	--list-cursor-loop          every page names nextCursor "from-0": the
+//	                            paging never ends
+//	--list-omit-newest          session/list leaves out the newest session
+//	--list-ignore-cwd           session/list ignores its cwd filter
+//	--mode-ids-url              mode ids are URLs, as Copilot CLI's are
+//	--set-mode-error            session/set_mode to an offered mode is -32603
+//	--set-mode-accepts-unknown  session/set_mode to any id succeeds
+//	--silent-set-mode           no current_mode_update after set_mode
+//	--mode-update-as-config     confirm set_mode with a config_option_update
+//	                            of a "mode" option instead, as
+//	                            claude-agent-acp and codex-acp do
+//	--set-config-stale          session/set_config_option answers the old
+//	                            value
+//	--set-config-accepts-unknown  unknown options and values succeed
+//
+// Prompt content and client capabilities:
+//
+//	--refuse-resource-link        a prompt holding a resource_link is -32602
+//	--refuse-advertised-content   a prompt holding an image, audio or
+//	                              resource block is -32602, advertised or not
+//	--accept-unadvertised-content serve those blocks unadvertised too
+//	--ignore-client-capabilities  the tools word calls fs/read_text_file
+//	                              and terminal/create even when the client
+//	                              did not offer them
 //
 // Protocol and process faults:
 //
+//	--log-env NAME              log NAME's value to stderr at start, as a
+//	                            leaky agent does (repeatable)
+//	--reject-meta               answer a request whose params carry _meta
+//	                            with -32602
+//	--reject-unknown-members    answer a request whose params carry a
+//	                            member its params type does not define
+//	                            with -32602 (methods with variant members
+//	                            excepted)
 //	--unknown-method-code CODE  answer unknown methods with CODE, not -32601
 //	--answer-notifications      answer unknown notifications with an error
 //	                            response (id null)

@@ -27,12 +27,14 @@ type Options struct {
 
 	// Advertised capabilities.
 	LoadSession, Resume, Close, Delete, MCPHTTP bool
+	List, Modes, ConfigOptions                  bool
+	PromptImage, PromptAudio, PromptEmbedded    bool // promptCapabilities
 
-	// Authentication: the agent methods advertised (ids), whether a
-	// session needs authenticate first, and an error for authenticate.
-	AuthMethods      []string
-	RequireAuth      bool
-	FailAuthenticate int
+	// Authentication.
+	AuthMethods       []string // advertised auth method ids (type agent)
+	RequireAuth       bool     // session requests answer -32000 until authenticate succeeds
+	AcceptUnknownAuth bool     // authenticate succeeds for any method id
+	FailAuthenticate  int      // non-zero: authenticate with an advertised method answers this code
 
 	// Sessions.
 	FailNewSession       int    // non-zero: answer session/new with this error code
@@ -40,6 +42,12 @@ type Options struct {
 	RecordMCP            string // append the MCP servers of every session request to this file
 	AcceptUnknownSession bool
 	Chatty               bool // send notifications between turns
+
+	// Prompt content and client capabilities.
+	RefuseResourceLink        bool // answer a prompt with a resource_link block -32602
+	RefuseAdvertisedContent   bool // answer a prompt with an advertised image, audio or resource block -32602
+	AcceptUnadvertisedContent bool // serve image, audio and resource blocks it does not advertise
+	IgnoreClientCapabilities  bool // the tools word calls fs and terminal methods the client did not offer
 
 	// Turns.
 	Words              string        // prompt words applied to every prompt
@@ -50,19 +58,41 @@ type Options struct {
 	LateUpdates        bool          // send a turn's last chunk after the prompt response
 	PromptError        int           // non-zero: answer every prompt with this error code
 	OversizeBytes      int           // size of the line the "oversize" word writes
+	// Cancellation faults.
+	CancelledPermissionError bool // a permission answered cancelled fails the turn with -32603
+	StickyCancel             bool // a session/cancel with no turn running cancels the next turn
+	StuckAfterCancel         bool // after a cancelled turn, every prompt of the session is -32603
 
 	// Continuation and teardown methods.
 	LoadReplayAfterResponse bool
 	ResumeReplays           bool
 	FailClose, FailDelete   bool
+	CloseKeepsSession       bool // session/close succeeds but the session keeps serving prompts
+	DeleteStrict            bool // session/delete of an unknown id is -32002
+
+	// Listing, modes and configuration options.
+	ListPageSize            int  // sessions per session/list page
+	ListCursorLoop          bool // every page names the same next cursor
+	ListOmitNewest          bool // session/list leaves out the newest session
+	ListIgnoreCwd           bool // session/list ignores its cwd filter
+	ModeIDsURL              bool // mode ids are URLs, as Copilot CLI's are
+	SetModeError            bool // session/set_mode to an advertised mode is -32603
+	SetModeAcceptsUnknown   bool // session/set_mode to an unknown mode succeeds
+	SilentSetMode           bool // session/set_mode sends no current_mode_update
+	ModeUpdateAsConfig      bool // session/set_mode is confirmed by a config_option_update of a mode option
+	SetConfigStale          bool // session/set_config_option answers the old value
+	SetConfigAcceptsUnknown bool // session/set_config_option accepts unknown options and values
 
 	// Protocol-level faults.
-	UnknownMethodCode     int // the code unknown methods are answered with
+	RejectMeta            bool // a request whose params carry _meta is -32602
+	RejectUnknownMembers  bool // a request whose params carry a member its type lacks is -32602
+	UnknownMethodCode     int  // the code unknown methods are answered with
 	AnswerNotifications   bool
 	DropCancelledRequests bool // never answer a prompt cancelled with $/cancel_request
 	DieOnGarbage          bool
 
 	// Process-level faults.
+	LogEnv            []string // log these environment variables' values at start (a leaky agent)
 	IgnoreStdinClose  bool
 	IgnoreSIGTERM     bool
 	Descendant        string // "", "group" or "detached"
@@ -93,6 +123,7 @@ func DefaultOptions() Options {
 		SlowFor:           30 * time.Second,
 		CancelStopReason:  "cancelled",
 		OversizeBytes:     10<<20 + 1,
+		ListPageSize:      10,
 		UnknownMethodCode: -32601,
 		DescendantFor:     60 * time.Second,
 	}
@@ -154,8 +185,19 @@ func flagSet(o *Options) *cmdline.FlagSet {
 	fs.BoolVar(&o.Close, "close", false, "advertise and serve session/close")
 	fs.BoolVar(&o.Delete, "delete", false, "advertise and serve session/delete")
 	fs.BoolVar(&o.MCPHTTP, "mcp-http", false, "advertise mcpCapabilities.http")
-	fs.Func("auth-methods", "advertise these agent auth method `IDS` (comma-separated)", func(s string) error {
-		for _, id := range strings.Split(s, ",") {
+	fs.BoolVar(&o.List, "list", false, "advertise and serve session/list")
+	fs.BoolVar(&o.PromptImage, "prompt-image", false, "advertise promptCapabilities.image and serve image blocks")
+	fs.BoolVar(&o.PromptAudio, "prompt-audio", false, "advertise promptCapabilities.audio and serve audio blocks")
+	fs.BoolVar(&o.PromptEmbedded, "prompt-embedded-context", false, "advertise promptCapabilities.embeddedContext and serve resource blocks")
+	fs.BoolVar(&o.RefuseResourceLink, "refuse-resource-link", false, "answer a prompt holding a resource_link block with -32602")
+	fs.BoolVar(&o.RefuseAdvertisedContent, "refuse-advertised-content", false, "answer a prompt holding an image, audio or resource block with -32602, advertised or not")
+	fs.BoolVar(&o.AcceptUnadvertisedContent, "accept-unadvertised-content", false, "serve image, audio and resource blocks it does not advertise")
+	fs.BoolVar(&o.IgnoreClientCapabilities, "ignore-client-capabilities", false, "make the tools word call fs/read_text_file and terminal/create even when the client did not offer them")
+	fs.BoolVar(&o.Modes, "modes", false, "offer session modes (ask, code) and serve session/set_mode")
+	fs.BoolVar(&o.ConfigOptions, "config-options", false, "offer a select configuration option (effort: low, high) and serve session/set_config_option")
+	fs.Func("auth-methods", "advertise these comma-separated auth method ids (type agent) and serve authenticate", func(v string) error {
+		o.AuthMethods = nil
+		for _, id := range strings.Split(v, ",") {
 			if id = strings.TrimSpace(id); id != "" {
 				o.AuthMethods = append(o.AuthMethods, id)
 			}
@@ -163,7 +205,8 @@ func flagSet(o *Options) *cmdline.FlagSet {
 		return nil
 	})
 	fs.BoolVar(&o.RequireAuth, "require-auth", false, "answer session/new, load and resume with -32000 until authenticate succeeded")
-	fs.IntVar(&o.FailAuthenticate, "fail-authenticate", 0, "answer authenticate with this JSON-RPC error code")
+	fs.BoolVar(&o.AcceptUnknownAuth, "accept-unknown-auth", false, "answer authenticate with success even for a method id it never advertised")
+	fs.IntVar(&o.FailAuthenticate, "fail-authenticate", 0, "answer authenticate for an advertised method with this JSON-RPC error code")
 	fs.IntVar(&o.FailNewSession, "fail-new-session", 0, "answer session/new with this JSON-RPC error code (e.g. -32000)")
 	fs.StringVar(&o.StateDir, "state-dir", "", "directory to persist conversations in, for session/load across processes")
 	fs.StringVar(&o.RecordMCP, "record-mcp", "", "append each session request's mcpServers as a JSON line to this file")
@@ -174,6 +217,11 @@ func flagSet(o *Options) *cmdline.FlagSet {
 	fs.StringVar(&o.CancelStopReason, "cancel-stop-reason", o.CancelStopReason, "stop reason a cancelled turn ends with")
 	fs.BoolVar(&o.CancelAfterRefusal, "cancel-after-refusal", false, "end a turn whose permission request was refused with stop reason cancelled (as codex-acp does)")
 	fs.BoolVar(&o.StopAtRefusal, "stop-at-refusal", false, "end a turn with end_turn right at a refused permission, sending nothing more (as Copilot CLI, OpenCode and Qwen Code do)")
+	fs.BoolVar(&o.CancelledPermissionError, "cancelled-permission-error", false, "fail a turn with -32603 when its permission request is answered cancelled (an uncaught cancellation)")
+	fs.BoolVar(&o.StickyCancel, "sticky-cancel", false, "remember a session/cancel sent while no turn runs and cancel the session's next turn with it")
+	fs.BoolVar(&o.StuckAfterCancel, "stuck-after-cancel", false, "answer every prompt of a session whose turn was cancelled with -32603")
+	fs.BoolVar(&o.RejectMeta, "reject-meta", false, "answer a request whose params carry _meta with -32602")
+	fs.BoolVar(&o.RejectUnknownMembers, "reject-unknown-members", false, "answer a request whose params carry a member its params type does not define with -32602")
 	fs.BoolVar(&o.LateUpdates, "late-updates", false, "send each turn's last message chunk after the prompt response")
 	fs.IntVar(&o.PromptError, "prompt-error", 0, "answer every session/prompt with this JSON-RPC error code")
 	fs.IntVar(&o.OversizeBytes, "oversize-bytes", o.OversizeBytes, "length of the line the oversize word writes")
@@ -181,10 +229,27 @@ func flagSet(o *Options) *cmdline.FlagSet {
 	fs.BoolVar(&o.ResumeReplays, "resume-replays", false, "replay the conversation on session/resume")
 	fs.BoolVar(&o.FailClose, "fail-close", false, "answer session/close with an internal error")
 	fs.BoolVar(&o.FailDelete, "fail-delete", false, "answer session/delete with an internal error")
+	fs.BoolVar(&o.CloseKeepsSession, "close-keeps-session", false, "answer session/close with success but keep serving the session's prompts")
+	fs.BoolVar(&o.DeleteStrict, "delete-strict", false, "answer session/delete of an unknown id with -32002")
+	fs.IntVar(&o.ListPageSize, "list-page-size", o.ListPageSize, "sessions per session/list page")
+	fs.BoolVar(&o.ListCursorLoop, "list-cursor-loop", false, "name the same nextCursor on every session/list page, so paging never ends")
+	fs.BoolVar(&o.ListOmitNewest, "list-omit-newest", false, "leave the newest session out of session/list")
+	fs.BoolVar(&o.ListIgnoreCwd, "list-ignore-cwd", false, "ignore session/list's cwd filter")
+	fs.BoolVar(&o.ModeIDsURL, "mode-ids-url", false, "make the mode ids URLs, as Copilot CLI's are")
+	fs.BoolVar(&o.SetModeError, "set-mode-error", false, "answer session/set_mode to an advertised mode with an internal error")
+	fs.BoolVar(&o.SetModeAcceptsUnknown, "set-mode-accepts-unknown", false, "answer session/set_mode to a mode it never advertised with success")
+	fs.BoolVar(&o.SilentSetMode, "silent-set-mode", false, "send no current_mode_update after session/set_mode")
+	fs.BoolVar(&o.ModeUpdateAsConfig, "mode-update-as-config", false, "confirm session/set_mode with a config_option_update of a mode option instead of a current_mode_update, as claude-agent-acp and codex-acp do")
+	fs.BoolVar(&o.SetConfigStale, "set-config-stale", false, "answer session/set_config_option with the option's old value")
+	fs.BoolVar(&o.SetConfigAcceptsUnknown, "set-config-accepts-unknown", false, "answer session/set_config_option for unknown options and values with success")
 	fs.IntVar(&o.UnknownMethodCode, "unknown-method-code", o.UnknownMethodCode, "JSON-RPC error code for unknown methods")
 	fs.BoolVar(&o.AnswerNotifications, "answer-notifications", false, "answer unknown notifications with an error response")
 	fs.BoolVar(&o.DropCancelledRequests, "drop-cancelled-requests", false, "never answer a slow prompt cancelled with $/cancel_request")
 	fs.BoolVar(&o.DieOnGarbage, "die-on-garbage", false, "exit with status 3 on a line that is not JSON")
+	fs.Func("log-env", "log the value of environment variable `NAME` to stderr at start, as a leaky agent does (repeatable)", func(v string) error {
+		o.LogEnv = append(o.LogEnv, v)
+		return nil
+	})
 	fs.BoolVar(&o.IgnoreStdinClose, "ignore-stdin-close", false, "keep running after stdin closes")
 	fs.BoolVar(&o.IgnoreSIGTERM, "ignore-sigterm", false, "ignore SIGTERM")
 	fs.StringVar(&o.Descendant, "descendant", "", "at start, fork a descendant holding stdout: \"group\" (same process group) or \"detached\" (its own group)")
@@ -204,6 +269,9 @@ func (o *Options) check() error {
 	case "", "group", "detached":
 	default:
 		return cmdline.Usagef("--descendant must be group or detached, not %q", o.Descendant)
+	}
+	if o.ListPageSize < 1 {
+		return cmdline.Usagef("--list-page-size must be at least 1")
 	}
 	switch o.Transport {
 	case TransportHTTP, TransportWS, TransportTCP:

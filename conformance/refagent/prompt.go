@@ -78,6 +78,9 @@ func (ta *typedAgent) Prompt(ctx context.Context, p *gen.PromptRequest) (*gen.Pr
 		}
 		s = &Session{ID: sid}
 	}
+	if err := a.acceptContent(p.Prompt); err != nil {
+		return nil, err
+	}
 	if a.opts.PromptError != 0 {
 		return nil, withData(failure(a.opts.PromptError), ScriptFor(a.opts.Words, "").ErrorData)
 	}
@@ -93,7 +96,15 @@ func (ta *typedAgent) Prompt(ctx context.Context, p *gen.PromptRequest) (*gen.Pr
 	}
 	t := &turn{cancelled: make(chan struct{})}
 	a.mu.Lock()
+	if a.broken[s.ID] {
+		a.mu.Unlock()
+		return nil, errorf(acpsdk.CodeInternalError, "a turn is still running in session %s (--stuck-after-cancel)", s.ID)
+	}
 	a.turns[s.ID] = t
+	if a.pendingCancel[s.ID] {
+		delete(a.pendingCancel, s.ID)
+		t.cancel() // a cancel meant for no turn, applied to this one
+	}
 	a.mu.Unlock()
 	defer func() {
 		a.mu.Lock()
@@ -113,6 +124,11 @@ func (ta *typedAgent) Prompt(ctx context.Context, p *gen.PromptRequest) (*gen.Pr
 	}
 	if err != nil {
 		return nil, err
+	}
+	if a.opts.StuckAfterCancel && resp.StopReason == gen.StopReasonCancelled {
+		a.mu.Lock()
+		a.broken[s.ID] = true
+		a.mu.Unlock()
 	}
 	if err := a.store.append(s, Exchange{User: text.String(), Agent: r.reply.String()}); err != nil {
 		a.log.Error("saving the conversation", "session_id", s.ID, "error", err)
@@ -196,6 +212,9 @@ func (r *turnRun) play(sc Script, prompt string) (*gen.PromptResponse, error) {
 	}
 	if sc.Tools {
 		if err := r.tools(); err != nil {
+			return nil, err
+		}
+		if err := r.clientTools(); err != nil {
 			return nil, err
 		}
 	}
@@ -322,6 +341,33 @@ func (r *turnRun) tools() error {
 	return nil
 }
 
+// clientTools calls the client's fs and terminal methods the tools word
+// uses: only those the client offered, unless --ignore-client-capabilities.
+func (r *turnRun) clientTools() error {
+	a := r.a
+	a.mu.Lock()
+	caps := a.clientCaps
+	a.mu.Unlock()
+	ignore := a.opts.IgnoreClientCapabilities
+	cwd := "/"
+	if s, ok := a.store.get(r.sid); ok && s.Cwd != "" {
+		cwd = s.Cwd
+	}
+	if caps.Fs.ReadTextFile || ignore {
+		err := a.t.side.Call(r.ctx, gen.MethodFsReadTextFile, map[string]any{"sessionId": r.sid, "path": filepath.Join(cwd, "README.md")}, nil)
+		if err := r.say(r.msgID(3), "Reading README.md through the client: "+outcomeText(err)); err != nil {
+			return err
+		}
+	}
+	if caps.Terminal || ignore {
+		err := a.t.side.Call(r.ctx, gen.MethodTerminalCreate, map[string]any{"sessionId": r.sid, "command": "ls"}, nil)
+		if err := r.say(r.msgID(3), " Running ls in a client terminal: "+outcomeText(err)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (r *turnRun) permission(kind, toolKind string) error {
 	id, title := "perm-1", "Delete the build cache"
 	if toolKind == "" {
@@ -342,7 +388,10 @@ func (r *turnRun) permission(kind, toolKind string) error {
 			map[string]any{"optionId": "allow-always", "name": "Always allow", "kind": "allow_always"},
 		}
 	}
-	allowed, verdict := r.askPermission(id, title, toolKind, options)
+	allowed, verdict, err := r.askPermission(id, title, toolKind, options)
+	if err != nil {
+		return err
+	}
 	if r.stopped {
 		return nil
 	}
@@ -357,8 +406,9 @@ func (r *turnRun) permission(kind, toolKind string) error {
 }
 
 // askPermission asks the client for a tool call's permission; it reports
-// whether an allow option was selected, and the outcome in words.
-func (r *turnRun) askPermission(id, title, toolKind string, options []any) (bool, string) {
+// whether an allow option was selected, and the outcome in words. The error
+// is --cancelled-permission-error's failure of the turn.
+func (r *turnRun) askPermission(id, title, toolKind string, options []any) (bool, string, error) {
 	var res json.RawMessage
 	err := r.a.t.side.Call(r.ctx, gen.MethodSessionRequestPermission, map[string]any{
 		"sessionId": r.sid,
@@ -372,20 +422,23 @@ func (r *turnRun) askPermission(id, title, toolKind string, options []any) (bool
 		} `json:"outcome"`
 	}
 	if err != nil {
-		return false, "permission request failed: " + outcomeText(err)
+		return false, "permission request failed: " + outcomeText(err), nil
 	}
 	if json.Unmarshal(res, &out) != nil {
-		return false, "permission answer did not decode"
+		return false, "permission answer did not decode", nil
 	}
 	if out.Outcome.Outcome != gen.RequestPermissionOutcomeSelectedTag {
-		return false, "permission outcome: " + out.Outcome.Outcome
+		if r.a.opts.CancelledPermissionError && out.Outcome.Outcome == gen.RequestPermissionOutcomeCancelledTag {
+			return false, "", errorf(acpsdk.CodeInternalError, "permission request cancelled (--cancelled-permission-error)")
+		}
+		return false, "permission outcome: " + out.Outcome.Outcome, nil
 	}
 	if strings.HasPrefix(out.Outcome.OptionID, "allow") {
-		return true, "permission outcome: selected " + out.Outcome.OptionID
+		return true, "permission outcome: selected " + out.Outcome.OptionID, nil
 	}
 	r.refused = true
 	r.stopped = r.a.opts.StopAtRefusal
-	return false, "permission outcome: selected " + out.Outcome.OptionID
+	return false, "permission outcome: selected " + out.Outcome.OptionID, nil
 }
 
 // WriteFile is the file the "write" word writes in the session's
@@ -399,10 +452,13 @@ func (r *turnRun) write() error {
 	if err := r.send(toolCall(id, title, "edit")); err != nil {
 		return err
 	}
-	allowed, verdict := r.askPermission(id, title, "edit", []any{
+	allowed, verdict, err := r.askPermission(id, title, "edit", []any{
 		map[string]any{"optionId": "allow", "name": "Allow", "kind": "allow_once"},
 		map[string]any{"optionId": "reject", "name": "Reject", "kind": "reject_once"},
 	})
+	if err != nil {
+		return err
+	}
 	if r.stopped {
 		return nil
 	}

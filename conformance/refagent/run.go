@@ -39,6 +39,9 @@ func Main(args []string) int {
 		return 0
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil)).With("component", "refagent", "pid", os.Getpid())
+	for _, name := range opts.LogEnv {
+		log.Info("environment", "name", name, "value", os.Getenv(name))
+	}
 	if opts.Listen != "" {
 		// Served over the network until SIGINT or SIGTERM.
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -1,11 +1,13 @@
 package refagent
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -18,6 +20,12 @@ type Session struct {
 	ID      string     `json:"sessionId"`
 	Cwd     string     `json:"cwd"`
 	History []Exchange `json:"history"`
+	// Mode and Effort are the session's current mode (--modes) and value of
+	// its effort option (--config-options).
+	Mode   string `json:"mode,omitempty"`
+	Effort string `json:"effort,omitempty"`
+	// seq orders sessions by creation, for session/list.
+	seq int
 }
 
 // Exchange is one turn of a conversation.
@@ -68,7 +76,7 @@ func (st *store) create(cwd string) (*Session, error) {
 			break
 		}
 	}
-	s := &Session{ID: id, Cwd: cwd, History: []Exchange{}}
+	s := &Session{ID: id, Cwd: cwd, History: []Exchange{}, seq: st.next}
 	st.sessions[id] = s
 	return s, st.saveLocked(s)
 }
@@ -158,6 +166,45 @@ func appendJSONLine(path string, v any) error {
 		werr = cerr
 	}
 	return werr
+}
+
+// list returns the sessions in memory and in the state directory, oldest
+// first.
+func (st *store) list() []Session {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	byID := map[string]Session{}
+	if st.dir != "" {
+		files, _ := filepath.Glob(filepath.Join(st.dir, "*.json"))
+		for _, f := range files {
+			var s Session
+			if b, err := os.ReadFile(f); err == nil && json.Unmarshal(b, &s) == nil && validID(s.ID) {
+				_, _ = fmt.Sscanf(s.ID, "sess-%d", &s.seq)
+				byID[s.ID] = s
+			}
+		}
+	}
+	for id, s := range st.sessions {
+		byID[id] = *s
+	}
+	out := make([]Session, 0, len(byID))
+	for _, s := range byID {
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b Session) int { return cmp.Or(cmp.Compare(a.seq, b.seq), cmp.Compare(a.ID, b.ID)) })
+	return out
+}
+
+// update changes a session's state under the store's lock, saves it, and
+// returns a copy of the result.
+func (st *store) update(s *Session, change func(*Session)) (Session, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	change(s)
+	if _, ok := st.sessions[s.ID]; !ok {
+		return *s, nil
+	}
+	return *s, st.saveLocked(s)
 }
 
 // history returns a copy of s's exchanges, safe against a turn appending.

@@ -198,6 +198,9 @@ func (a *Agent) intercept(ctx context.Context, req *acpsdk.Request, next acpsdk.
 		}
 		return nil, acpsdk.ErrMethodNotFound
 	}
+	if err := a.rejectExtras(req); err != nil {
+		return nil, err
+	}
 	if req.Method == gen.MethodInitialize && a.opts.MalformedCapabilities {
 		return a.malformedInitialize(), nil
 	}

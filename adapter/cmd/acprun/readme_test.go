@@ -225,6 +225,12 @@ var readmeChecks = map[string]func(t *testing.T, dir, out string){
 	`acprun show hello.jsonl`: func(t *testing.T, _, out string) {
 		assert.Contains(t, out, `session/prompt #3: "hello"`)
 	},
+	// acprun graded as a client, as installed: OK, its one failure the
+	// advisory clientInfo HS-1 leaves out (realclients/acprun.baseline).
+	`acpcheck client -- acprun --command "{agent}" "hi"`: func(t *testing.T, _, out string) {
+		assert.Regexp(t, `(?m)^handshake\.client-info\s+advisory\s+fail\b`, out)
+		assert.Regexp(t, `(?m)^27 checks: 22 pass, 1 fail .*; 20 of 20 mandatory graded — OK`, out)
+	},
 }
 
 // TestREADMEExamplesRunAsWritten runs every line of every block the README

@@ -77,7 +77,7 @@ func TestE2E_ReplayRefusesAnOlderFormatVersion(t *testing.T) {
 	require.NoError(t, os.WriteFile(file, []byte(`{"format":"acprun-transcript","version":0}`+"\n"), 0o644))
 	r := acprun(t, "replay", file)
 	assert.Equal(t, 2, r.status)
-	assert.Contains(t, r.stderr, "the file is format version 0 and this acprun reads version 1 only; record it again with this acprun")
+	assert.Contains(t, r.stderr, "the file is format version 0 and this program reads version 1 only; record it again")
 }
 
 func TestE2E_ReplayOfAClientThatGoesFurtherFailsItsTurn(t *testing.T) {

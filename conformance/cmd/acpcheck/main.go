@@ -2,7 +2,7 @@
 //
 //	acpcheck --command "gemini --acp" [--cwd DIR] [--json] [--timeout D]
 //	         [--exit-bound D] [--baseline FILE] [--only ID,ID] [-v]
-//	         [--transcripts DIR]
+//	         [--transcripts DIR] [--html FILE] [--auth-method ID] [--agent-env NAME[=VALUE]]…
 //	acpcheck --url http://127.0.0.1:8080/acp [the same flags]
 //	acpcheck --list
 //	acpcheck --version
@@ -19,13 +19,44 @@
 // agent graded (its initialize agentInfo). On a terminal a progress line
 // on stderr shows the check running, its number and how long it has run.
 // An agent that answers initialize or session/new with -32000 is logged
-// out: that check reports "needs a credential", the later ones that meet
-// it skip, and none of it is a failure.
+// out: the check that meets it reports "needs a credential", and every
+// later check that needs a session is reported the same without launching
+// the agent again; none of it is a failure, but none of it is graded
+// either. A prompt answered with an authentication or backend error is
+// "needs a working model", likewise once.
 //
-// Exit status: 0 when every mandatory and advertised-capability check
-// passed (or is a known failure in --baseline); 1 when one failed, or when
-// a baseline entry's check now passes (the baseline is stale); 2 when the
-// arguments are wrong or the agent cannot be launched.
+// The summary says how many mandatory checks were graded and, for the
+// others, why not. The verdict and the exit status:
+//
+//	0  OK          every mandatory check ran and passed, and no
+//	               advertised-capability check failed (known failures
+//	               in --baseline excepted)
+//	1  FAILED      a mandatory or advertised-capability check failed, or
+//	               a baseline entry's check now passes (the baseline is
+//	               stale)
+//	2              the arguments are wrong or the agent cannot be launched
+//	3  INCOMPLETE  nothing failed, but a mandatory check did not run
+//	               (logged out, no working model, nothing to observe)
+//
+// With --only the verdict covers the checks chosen.
+//
+// Credentials, only when asked for: --auth-method ID authenticates with
+// that method (the authenticate request) before the first session/new of
+// every agent process, and auth.method grades authenticate itself with
+// it. --agent-env NAME=VALUE (repeatable) sets a variable in the agent's
+// environment; --agent-env NAME passes acpcheck's own value of NAME, so
+// the value never appears on any command line. Values are masked ("***")
+// in transcripts, reasons and reports, which name only the variables set.
+//
+// --html FILE also writes the report as one self-contained HTML page: the
+// verdict, the table, and each check that did not pass with its transcript
+// as a two-column exchange.
+//
+//	acpcheck client [flags] -- CLIENT-COMMAND [ARGS...]
+//
+// grades a client instead: acpcheck plays a scripted agent, and {agent} in
+// the client's arguments is replaced by the command line that starts it
+// (see client.go and acpkit.dev/conformance/check's client checks).
 package main
 
 import (
@@ -41,10 +72,19 @@ import (
 	"time"
 
 	"acpkit.dev/conformance/check"
+	"acpkit.dev/conformance/internal/scenario"
 	"acpkit.dev/internal/cmdline"
 )
 
 func main() {
+	// The graded client started acpcheck as its agent: by the link a
+	// grading made, or by the subcommand.
+	if socket, token, ok := scenario.FromLink(os.Args[0]); ok {
+		os.Exit(scenario.Main([]string{socket, token}, os.Stdin, os.Stdout, os.Stderr))
+	}
+	if len(os.Args) > 1 && os.Args[1] == scenario.Command {
+		os.Exit(scenario.Main(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, isTerminal(os.Stderr))
 	stop()
@@ -60,6 +100,7 @@ func isTerminal(f *os.File) bool {
 // synopsis heads acpcheck's --help.
 const synopsis = `usage: acpcheck --command "AGENT COMMAND" [flags]
        acpcheck --url URL [flags]
+       acpcheck client [flags] -- CLIENT-COMMAND [ARGS...]
        acpcheck --list | --version
 
 Launches the agent (or connects to it) once per check and grades how far it conforms to the
@@ -69,6 +110,9 @@ agent that cannot be launched.`
 
 // run is acpcheck; live draws the progress line on stderr.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, live bool) int {
+	if len(args) > 0 && args[0] == "client" {
+		return runClient(ctx, args[1:], stdout, stderr, live)
+	}
 	fs := cmdline.New("acpcheck", synopsis)
 	command := fs.String("command", "", "the agent command line, e.g. \"gemini --acp\" (this or --url)")
 	url := fs.String("url", "", "grade the agent served at this http://, https://, ws://, wss:// or tcp:// URL instead of launching one")
@@ -79,9 +123,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, live bool
 	baseline := fs.String("baseline", "", "file of known failures for this peer (\"CHECK-ID note\" per line)")
 	only := fs.String("only", "", "comma-separated check IDs to run (default: all)")
 	verbose := fs.BoolP("verbose", "v", false, "log each check as it finishes to stderr")
-	list := fs.Bool("list", false, "list the checks (ID, tier, requirement) and exit")
-	transcripts := fs.String("transcripts", "", "write every check's wire transcript to `DIR`/<check ID>.txt")
+	list := fs.Bool("list", false, "list the checks (ID, tier, requirement, what it pins) and exit")
+	transcripts := fs.String("transcripts", "", "write every check's wire transcript to `DIR`/<check ID>.jsonl (acprun's transcript format: acprun replay and acprun show read it)")
 	version := fs.Bool("version", false, "print acpcheck's version and exit")
+	html := fs.String("html", "", "also write the report as one self-contained HTML page to `FILE`")
+	authMethod := fs.String("auth-method", "", "authenticate with this advertised auth method `ID` before every session/new (and grade authenticate with it)")
+	var env agentEnv
+	fs.Var(&env, "agent-env", "set `NAME=VALUE` in the agent's environment (repeatable); NAME alone passes acpcheck's own value, keeping it off every command line; values are masked in transcripts and reports")
 	switch err := fs.Parse(args); {
 	case errors.Is(err, cmdline.ErrHelp):
 		fs.Help(stdout)
@@ -94,63 +142,52 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, live bool
 		return 0
 	}
 	if *list {
-		for _, c := range check.Standard().Checks() {
-			fmt.Fprintf(stdout, "%-32s %-10s %s\n", c.ID, c.Tier, c.Title)
-		}
+		listChecks(stdout, check.Standard())
 		return 0
 	}
 	argv := strings.Fields(*command)
 	switch {
 	case len(argv) > 0 && *url != "":
 		fmt.Fprintln(stderr, "acpcheck: give --command or --url, not both")
-		return 2
+		return check.ExitUsage
 	case len(argv) == 0 && *url == "":
 		fmt.Fprintln(stderr, "acpcheck: --command or --url is required")
-		return 2
+		return check.ExitUsage
 	}
 	dir, err := filepath.Abs(*cwd)
 	if err != nil {
 		fmt.Fprintf(stderr, "acpcheck: --cwd: %v\n", err)
-		return 2
+		return check.ExitUsage
 	}
 	reg := check.Standard()
-	var ids []string
-	if *only != "" {
-		for _, id := range strings.Split(*only, ",") {
-			id = strings.TrimSpace(id)
-			if _, ok := reg.Lookup(id); !ok {
-				fmt.Fprintf(stderr, "acpcheck: --only: unknown check %q\n", id)
-				return 2
-			}
-			ids = append(ids, id)
-		}
+	ids, err := parseOnly(reg, *only)
+	if err != nil {
+		fmt.Fprintf(stderr, "acpcheck: %v\n", err)
+		return check.ExitUsage
 	}
-	var known check.Baseline
-	if *baseline != "" {
-		f, err := os.Open(*baseline)
-		if err != nil {
-			fmt.Fprintf(stderr, "acpcheck: %v\n", err)
-			return 2
-		}
-		known, err = check.ParseBaseline(f, reg)
-		f.Close()
-		if err != nil {
-			fmt.Fprintf(stderr, "acpcheck: %s: %v\n", *baseline, err)
-			return 2
-		}
+	known, err := readBaseline(reg, *baseline)
+	if err != nil {
+		fmt.Fprintf(stderr, "acpcheck: %v\n", err)
+		return check.ExitUsage
 	}
 	var logger *slog.Logger
 	if *verbose {
 		logger = slog.New(slog.NewTextHandler(stderr, nil)).With("component", "acpcheck")
 	}
-	if *transcripts != "" {
-		if err := os.MkdirAll(*transcripts, 0o755); err != nil {
-			fmt.Fprintf(stderr, "acpcheck: --transcripts: %v\n", err)
-			return 2
+	if err := prepareOutputs(*transcripts); err != nil {
+		fmt.Fprintf(stderr, "acpcheck: %v\n", err)
+		return check.ExitUsage
+	}
+	target := check.Target{Argv: argv, URL: *url, Dir: dir}
+	if len(env) > 0 {
+		if target.Env, target.Secrets, err = env.apply(os.Environ(), os.LookupEnv); err != nil {
+			fmt.Fprintf(stderr, "acpcheck: --agent-env: %v\n", err)
+			return check.ExitUsage
 		}
 	}
 	cfg := check.Config{
-		Target:          check.Target{Argv: argv, URL: *url, Dir: dir},
+		Target:          target,
+		AuthMethod:      *authMethod,
 		Timeout:         *timeout,
 		ExitBound:       *exitBound,
 		Only:            ids,
@@ -164,41 +201,5 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, live bool
 	}
 	rep, err := check.Grade(ctx, reg, cfg)
 	bar.stop()
-	if err != nil {
-		fmt.Fprintf(stderr, "acpcheck: %v\n", err)
-		return 2
-	}
-	if errors.Is(ctx.Err(), context.Canceled) {
-		fmt.Fprintln(stderr, "acpcheck: interrupted")
-		return 2
-	}
-	known.Apply(rep.Results)
-	if *transcripts != "" {
-		if err := writeTranscripts(*transcripts, rep.Results); err != nil {
-			fmt.Fprintf(stderr, "acpcheck: --transcripts: %v\n", err)
-			return 2
-		}
-		// The report keeps its usual shape: transcripts of what did not pass.
-		for i, r := range rep.Results {
-			if r.Status == check.StatusPass || r.Status == check.StatusSkip {
-				rep.Results[i].Transcript = nil
-			}
-		}
-	}
-	rep = check.NewReport(rep.Command, rep.Agent, rep.Results)
-	if *asJSON {
-		err = check.WriteJSON(stdout, rep)
-		// The verdict, naming the agent, for the person who ran it.
-		fmt.Fprintf(stderr, "acpcheck: %s\n", check.SummaryLine(rep.Agent, rep.Results))
-	} else {
-		err = check.WriteTable(stdout, rep)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "acpcheck: %v\n", err)
-		return 2
-	}
-	if check.Failed(rep.Results) {
-		return 1
-	}
-	return 0
+	return emit(ctx, rep, err, emitOptions{transcripts: *transcripts, html: *html, json: *asJSON, baseline: known, env: env.masked()}, stdout, stderr)
 }

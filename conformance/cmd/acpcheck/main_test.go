@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,13 +15,21 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"acpkit.dev/conformance/check"
+	"acpkit.dev/conformance/internal/scenario"
 	"acpkit.dev/conformance/internal/testbin"
 	"acpkit.dev/internal/acpnettest"
 )
 
-var refagent string
+var refagent, refclient string
 
-func TestMain(m *testing.M) { testbin.Main(m, &refagent) }
+func TestMain(m *testing.M) {
+	// acpcheck client links its own executable as the scenario agent: in
+	// these tests that is this test binary, which then plays the part.
+	if socket, token, ok := scenario.FromLink(os.Args[0]); ok {
+		os.Exit(scenario.Main([]string{socket, token}, os.Stdin, os.Stdout, os.Stderr))
+	}
+	testbin.MainBuilding(m, map[string]*string{testbin.RefAgent: &refagent, testbin.RefClient: &refclient})
+}
 
 func acpcheck(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
@@ -30,10 +39,15 @@ func acpcheck(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
+// allCaps makes the reference agent advertise every optional capability.
+const allCaps = " --load-session --resume --close --delete --list --modes --config-options --auth-methods key --prompt-image"
+
 func TestAcpcheck_ReferenceAgentExitsZero(t *testing.T) {
-	code, out, _ := acpcheck(t, "--command", refagent+" --load-session --resume --close --delete")
+	code, out, _ := acpcheck(t, "--auth-method", "key", "--command", refagent+allCaps)
 	assert.Equal(t, 0, code, out)
-	assert.Contains(t, out, "19 checks: 19 pass, 0 fail")
+	n := len(check.Standard().Checks())
+	assert.Contains(t, out, fmt.Sprintf("%d checks: %d pass, 0 fail", n, n))
+	assert.Contains(t, out, "— OK (acpkit-refagent 1.0.0)")
 }
 
 func TestAcpcheck_MandatoryFailureExitsOne(t *testing.T) {
@@ -108,12 +122,19 @@ func TestAcpcheck_UsageErrorsExitTwo(t *testing.T) {
 	}
 }
 
-func TestAcpcheck_LoggedOutAgentNeedsACredentialAndExitsZero(t *testing.T) {
+// TestAcpcheck_LoggedOutAgentIsIncomplete: a logged-out agent is not a
+// failure, but not OK either: INCOMPLETE, exit status 3, with the
+// mandatory checks not graded and why.
+func TestAcpcheck_LoggedOutAgentIsIncomplete(t *testing.T) {
 	code, out, _ := acpcheck(t, "--command", refagent+" --fail-new-session -32000")
-	assert.Equal(t, 0, code, out)
+	assert.Equal(t, check.ExitIncomplete, code, out)
 	assert.Regexp(t, `(?m)^session\.new\s+mandatory\s+needs a credential\s+session/new answered error -32000`, out)
-	assert.Contains(t, out, "1 needs a credential")
+	assert.Regexp(t, `(?m)^prompt\.cancel\s+mandatory\s+needs a credential\s+not launched: needs a credential, as session.new found$`, out)
+	assert.Regexp(t, `(?m)^not graded: \d+ of \d+ mandatory checks$`, out)
+	assert.Regexp(t, `(?m)^  needs a credential \(\d+\): session\.new, .* — session/new answered error -32000`, out)
+	assert.Contains(t, out, "— INCOMPLETE (acpkit-refagent 1.0.0)")
 	assert.NotContains(t, out, "FAILED")
+	assert.NotContains(t, out, "— OK")
 }
 
 func TestAcpcheck_NamesTheAgentInTableJSONAndVerdict(t *testing.T) {
@@ -127,7 +148,8 @@ func TestAcpcheck_NamesTheAgentInTableJSONAndVerdict(t *testing.T) {
 	require.Equal(t, 0, code, out)
 	var rep check.Report
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
-	assert.Equal(t, check.Agent{Name: "graded-agent", Version: "3.1.4"}, rep.Agent)
+	assert.Equal(t, check.Peer{Name: "graded-agent", Version: "3.1.4"}, rep.Peer)
+	assert.Equal(t, check.VerdictOK, rep.Verdict)
 	assert.Contains(t, stderr, "— OK (graded-agent 3.1.4)")
 }
 
@@ -136,10 +158,10 @@ func TestAcpcheck_TranscriptsWritesEveryCheck(t *testing.T) {
 	code, out, _ := acpcheck(t, "--transcripts", dir, "--command", refagent, "--only", "initialize.version,session.new")
 	require.Equal(t, 0, code, out)
 	for _, id := range []string{"initialize.version", "session.new"} {
-		b, err := os.ReadFile(filepath.Join(dir, id+".txt"))
+		b, err := os.ReadFile(filepath.Join(dir, id+".jsonl"))
 		require.NoError(t, err)
-		assert.Contains(t, string(b), id+" (pass)")
-		assert.Contains(t, string(b), `"method":"initialize"`)
+		assert.True(t, strings.HasPrefix(string(b), `{"format":"acprun-transcript","version":1,`), "acprun's transcript format: %.200s", b)
+		assert.Contains(t, string(b), `\"method\":\"initialize\"`)
 	}
 	assert.NotContains(t, out, "--- ", "passing checks still print no transcript")
 }
@@ -157,6 +179,67 @@ func TestAcpcheck_Version(t *testing.T) {
 	code, out, _ := acpcheck(t, "--version")
 	assert.Equal(t, 0, code)
 	assert.Regexp(t, `^acpcheck \S+ \(go`, out)
+}
+
+func TestAcpcheck_AuthMethodAuthenticatesBeforeSessions(t *testing.T) {
+	agent := refagent + " --auth-methods key --require-auth"
+	code, out, _ := acpcheck(t, "--command", agent, "--only", "session.new,auth.method")
+	assert.Equal(t, check.ExitIncomplete, code, out)
+	assert.Contains(t, out, "name a method with --auth-method")
+
+	code, out, _ = acpcheck(t, "--auth-method", "key", "--command", agent, "--only", "session.new,auth.method")
+	assert.Equal(t, 0, code, out)
+	assert.Regexp(t, `(?m)^auth\.method\s+capability\s+pass$`, out)
+}
+
+// TestAcpcheck_AgentEnvReachesTheAgentMasked: a value set with
+// --agent-env reaches the agent (which logs it, as leaky agents do) and
+// is masked in the table, the JSON report and the transcripts; the
+// reports name the variable only.
+func TestAcpcheck_AgentEnvReachesTheAgentMasked(t *testing.T) {
+	const secret = "s3cret-value-42"
+	dir := filepath.Join(t.TempDir(), "wire")
+	agent := refagent + " --log-env ACPCHECK_TEST_TOKEN --cancel-stop-reason end_turn"
+	for _, format := range []string{"table", "json"} {
+		t.Run(format, func(t *testing.T) {
+			args := []string{"--agent-env", "ACPCHECK_TEST_TOKEN=" + secret, "--transcripts", dir,
+				"--command", agent, "--only", "prompt.cancel"}
+			if format == "json" {
+				args = append(args, "--json")
+			}
+			code, out, stderr := acpcheck(t, args...)
+			require.Equal(t, 1, code, out)
+			assert.NotContains(t, out+stderr, secret)
+			assert.Contains(t, out, "value=***", "the agent received the value and logged it")
+			if format == "json" {
+				var rep check.Report
+				require.NoError(t, json.Unmarshal([]byte(out), &rep))
+				assert.Equal(t, []string{"ACPCHECK_TEST_TOKEN=***"}, rep.Env)
+			} else {
+				assert.Contains(t, out, "env: ACPCHECK_TEST_TOKEN=***\n")
+			}
+			b, err := os.ReadFile(filepath.Join(dir, "prompt.cancel.jsonl"))
+			require.NoError(t, err)
+			assert.NotContains(t, string(b), secret)
+			assert.Contains(t, string(b), "value=***")
+		})
+	}
+}
+
+// TestAcpcheck_AgentEnvByNameKeepsTheValueOffTheCommandLine: --agent-env
+// NAME passes acpcheck's own value on; an unset NAME is a usage error.
+func TestAcpcheck_AgentEnvByNameKeepsTheValueOffTheCommandLine(t *testing.T) {
+	const secret = "from-acpchecks-own-env"
+	t.Setenv("ACPCHECK_TEST_TOKEN", secret)
+	agent := refagent + " --log-env ACPCHECK_TEST_TOKEN --cancel-stop-reason end_turn"
+	code, out, _ := acpcheck(t, "--agent-env", "ACPCHECK_TEST_TOKEN", "--command", agent, "--only", "prompt.cancel")
+	require.Equal(t, 1, code, out)
+	assert.NotContains(t, out, secret)
+	assert.Contains(t, out, "name=ACPCHECK_TEST_TOKEN value=***")
+
+	code, _, stderr := acpcheck(t, "--agent-env", "ACPCHECK_TEST_UNSET_NAME", "--command", agent)
+	assert.Equal(t, check.ExitUsage, code)
+	assert.Contains(t, stderr, "ACPCHECK_TEST_UNSET_NAME is not set")
 }
 
 func TestAcpcheck_HelpExitsZeroOnStdout(t *testing.T) {
@@ -186,10 +269,13 @@ func TestAcpcheck_AMistypedFlagGetsADidYouMean(t *testing.T) {
 // no process and says why it skips the others.
 func TestTR13_GradesAnAgentServedAtAURL(t *testing.T) {
 	p := acpnettest.Run(t, exec.Command(refagent, "--listen", "127.0.0.1:0", "--transport", "ws", "--load-session", "--resume", "--close", "--delete"))
+	// Served at a URL the agent has no process to grade: process.stdin-close
+	// (mandatory) is skipped, saying why, so the verdict is INCOMPLETE, not
+	// OK, and nothing fails.
 	code, out, _ := acpcheck(t, "--url", p)
-	assert.Equal(t, 0, code, out)
-	assert.Contains(t, out, "19 checks: 17 pass, 0 fail")
-	assert.Contains(t, out, "needs the agent's process")
+	assert.Equal(t, check.ExitIncomplete, code, out)
+	assert.Regexp(t, `\d+ checks: \d+ pass, 0 fail .*— INCOMPLETE`, out)
+	assert.Regexp(t, `(?m)^process\.stdin-close\s+mandatory\s+skip\s+needs the agent's process`, out)
 
 	code, _, stderr := acpcheck(t, "--url", p, "--command", refagent)
 	assert.Equal(t, 2, code)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"acpkit.dev/conformance/check"
+	"acpkit.dev/internal/cmdline"
 )
 
 // progressInterval paces the redraw of the progress line.
@@ -74,15 +75,16 @@ func (p *progressLine) stop() {
 	fmt.Fprint(p.w, "\r\x1b[2K")
 }
 
-// writeTranscripts writes each result's transcript to dir/<ID>.txt.
+// writeTranscripts writes each result's transcript to dir/<ID>.jsonl, in
+// the transcript format acprun --record writes (acprun replay and acprun
+// show read it).
 func writeTranscripts(dir string, rs []check.Result) error {
 	for _, r := range rs {
-		f, err := os.Create(filepath.Join(dir, r.ID+".txt"))
+		f, err := os.Create(filepath.Join(dir, r.ID+".jsonl"))
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(f, "%s (%s): %s\n", r.ID, r.Status, r.Reason)
-		err = check.WriteTranscript(f, r.Transcript)
+		err = check.WriteTranscriptFile(f, r, cmdline.Version("acpcheck"))
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}

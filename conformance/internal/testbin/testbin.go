@@ -15,8 +15,16 @@ import (
 	"go.uber.org/goleak"
 )
 
-// RefAgent is the reference agent's package path.
-const RefAgent = "acpkit.dev/conformance/cmd/refagent"
+// The packages of the conformance binaries tests drive.
+const (
+	// RefAgent is the reference agent's package path.
+	RefAgent = "acpkit.dev/conformance/cmd/refagent"
+	// RefClient is the reference client's package path.
+	RefClient = "acpkit.dev/conformance/cmd/refclient"
+	// ACPCheck is acpcheck's package path (the scenario agent of client
+	// grading is acpcheck itself).
+	ACPCheck = "acpkit.dev/conformance/cmd/acpcheck"
+)
 
 // goTool finds the go command that is running the tests: go test puts its
 // own GOROOT/bin first on the test binary's PATH.
@@ -54,17 +62,22 @@ func Build(dir, pkg string) (string, error) {
 // Main is a TestMain for packages that drive the reference agent: it builds
 // the agent once into a temporary directory, stores its path in *bin, runs
 // the tests under goleak, and removes the directory. It does not return.
-func Main(m *testing.M, bin *string) {
+func Main(m *testing.M, bin *string) { MainBuilding(m, map[string]*string{RefAgent: bin}) }
+
+// MainBuilding is Main for several binaries: each package of bins is
+// built once and its path stored where bins points.
+func MainBuilding(m *testing.M, bins map[string]*string) {
 	dir, err := os.MkdirTemp("", "refagent-build-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	*bin, err = Build(dir, RefAgent)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.RemoveAll(dir)
-		os.Exit(1)
+	for pkg, bin := range bins {
+		if *bin, err = Build(dir, pkg); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.RemoveAll(dir)
+			os.Exit(1)
+		}
 	}
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
 		os.RemoveAll(dir)

@@ -8,57 +8,9 @@ import (
 	"io"
 
 	"github.com/segmentio/encoding/json"
+
+	tfile "acpkit.dev/internal/transcript"
 )
-
-// Transcript is a parsed transcript.
-type Transcript struct {
-	Header  Header
-	Entries []Entry
-}
-
-// Read parses a transcript, refusing another format or version.
-func Read(r io.Reader) (*Transcript, error) {
-	br := bufio.NewReader(r)
-	first, err := readLine(br)
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("%w: the file is empty", ErrFormat)
-		}
-		return nil, fmt.Errorf("transcript: %w", err)
-	}
-	h, err := checkHeader(first)
-	if err != nil {
-		return nil, err
-	}
-	t := &Transcript{Header: h}
-	for n := 2; ; n++ {
-		line, err := readLine(br)
-		if errors.Is(err, io.EOF) {
-			return t, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("transcript: %w", err)
-		}
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		var e Entry
-		if err := json.Unmarshal(line, &e); err != nil {
-			return nil, fmt.Errorf("transcript: line %d: %w", n, err)
-		}
-		t.Entries = append(t.Entries, e)
-	}
-}
-
-// readLine reads one line without its newline; a last line without one
-// counts, and io.EOF is returned only when nothing was read.
-func readLine(br *bufio.Reader) ([]byte, error) {
-	line, err := br.ReadBytes('\n')
-	if len(line) > 0 && errors.Is(err, io.EOF) {
-		err = nil
-	}
-	return bytes.TrimSuffix(line, []byte("\n")), err
-}
 
 // ErrDiverged is the kind of the error for a live client that did not send
 // what the recorded one did.
@@ -111,7 +63,7 @@ func Replay(t *Transcript, stdin io.Reader, stdout, stderr io.Writer) (int, erro
 			if err != nil {
 				return 1, err
 			}
-			got, err := readLine(in)
+			got, err := tfile.ReadLine(in)
 			if errors.Is(err, io.EOF) {
 				// The client stopped early (a teardown): nothing left to
 				// answer.
@@ -182,7 +134,7 @@ func Replay(t *Transcript, stdin io.Reader, stdout, stderr io.Writer) (int, erro
 // teardown, then returns code. Anything the client still sends is more
 // than the recording holds.
 func drain(in *bufio.Reader, code int) (int, error) {
-	got, err := readLine(in)
+	got, err := tfile.ReadLine(in)
 	if errors.Is(err, io.EOF) {
 		return code, nil
 	}

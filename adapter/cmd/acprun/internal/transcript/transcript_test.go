@@ -69,7 +69,7 @@ func TestRecordedLinesComeBackByteForByte(t *testing.T) {
 func TestAnOlderFormatVersionIsRefused(t *testing.T) {
 	_, err := Read(strings.NewReader(`{"format":"acprun-transcript","version":0,"started":"2026-01-01T00:00:00Z"}` + "\n"))
 	require.ErrorIs(t, err, ErrVersion)
-	assert.Equal(t, "transcript: unsupported format version: the file is format version 0 and this acprun reads version 1 only; record it again with this acprun", err.Error())
+	assert.Equal(t, "transcript: unsupported format version: the file is format version 0 and this program reads version 1 only; record it again", err.Error())
 	_, err = Read(strings.NewReader(`{"jsonrpc":"2.0"}` + "\n"))
 	require.ErrorIs(t, err, ErrFormat)
 	_, err = Read(strings.NewReader(""))

@@ -1,0 +1,8 @@
+// Package browsertest opens acpcheck's HTML report in headless Chromium
+// (Debian's chromium, driven by github.com/chromedp/chromedp) and checks
+// what a person sees there: the verdict, the failing rows, a transcript
+// shown and one expanded by a click.
+//
+// It is a module of its own, in go.work, so that chromedp never enters
+// acpkit.dev's go.mod.
+package browsertest

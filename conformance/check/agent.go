@@ -1,0 +1,134 @@
+package check
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// What agent checks need beyond a launched agent. They nest: a session
+// needs the handshake, a turn needs a session.
+const (
+	// NeedHandshake: initialize answered (not refused for want of a
+	// credential).
+	NeedHandshake Need = "handshake"
+	// NeedSession: session/new answered, after authenticate when
+	// --auth-method asked for it.
+	NeedSession Need = "session"
+	// NeedModel: a prompt turn answered by a working model.
+	NeedModel Need = "model"
+)
+
+// The needs of agent checks, from the least to the most.
+var (
+	needsHandshake = []Need{NeedHandshake}
+	needsSession   = []Need{NeedHandshake, NeedSession}
+	needsTurn      = []Need{NeedHandshake, NeedSession, NeedModel}
+)
+
+// Config says what agent to grade and how patiently.
+type Config struct {
+	// Target is the agent command, which each check launches afresh, or
+	// the URL of an agent served over the network, which each check dials
+	// afresh (a new connection, a new agent).
+	Target Target
+	// AuthMethod, when set, is the auth method id acpcheck authenticates
+	// with (the authenticate request) before the first session/new of
+	// every agent process.
+	AuthMethod string
+	// Timeout bounds each wait for a response.
+	Timeout time.Duration
+	// ExitBound bounds each wait for the process to exit.
+	ExitBound time.Duration
+	// Only, when non-empty, limits the run to these check IDs.
+	Only []string
+	// Logger receives one record per check; nil discards.
+	Logger *slog.Logger
+	// Progress, when set, is called as each check begins.
+	Progress func(Progress)
+	// KeepTranscripts keeps every check's wire transcript, not only those
+	// of the checks that did not pass.
+	KeepTranscripts bool
+}
+
+// checkBudget bounds one agent check as a whole: several response waits
+// and an exit wait, so a check that forgets a bound still ends.
+func checkBudget(cfg Config) time.Duration {
+	return 10*cfg.Timeout + 2*cfg.ExitBound
+}
+
+// Run grades the agent with every check of r (or those in cfg.Only), in
+// order, each against its own process, and returns one result per check.
+// It returns an error only when the agent cannot be launched at all.
+func Run(ctx context.Context, r *Registry[*Session], cfg Config) ([]Result, error) {
+	rep, err := Grade(ctx, r, cfg)
+	return rep.Results, err
+}
+
+// Grade is Run that returns the whole report: the verdict, the agent
+// graded (as its initialize answer named it) and the coverage of the
+// mandatory checks. The report's Command is cfg.Target.Argv, or its URL.
+//
+// What the agent advertises is learned from the first answers and assumed
+// to hold for every launch of the same command: a capability check whose
+// capability is known not to be advertised is skipped without launching
+// the agent.
+func Grade(ctx context.Context, r *Registry[*Session], cfg Config) (Report, error) {
+	known := &advertised{gates: map[string]bool{}}
+	open, unmet := Launch, func(WireNeeds) string { return "" }
+	if url := cfg.Target.URL; url != "" {
+		open, unmet = Dial, func(n WireNeeds) string { return n.unmet(url) }
+	}
+	launch := func(context.Context) (*Session, error) {
+		s, err := open(cfg.Target, cfg.Timeout, cfg.ExitBound)
+		if err != nil {
+			return nil, err
+		}
+		s.authMethod, s.advertised = cfg.AuthMethod, known
+		return s, nil
+	}
+	rep, err := GradeWith(ctx, r, launch, Options{
+		Only:            cfg.Only,
+		Budget:          checkBudget(cfg),
+		Logger:          cfg.Logger,
+		Progress:        cfg.Progress,
+		KeepTranscripts: cfg.KeepTranscripts,
+		Secrets:         cfg.Target.Secrets,
+		Advertised:      known.lookup,
+		Unmet:           unmet,
+	})
+	rep.Command = cfg.Target.Argv
+	if cfg.Target.URL != "" {
+		rep.Command = []string{cfg.Target.URL}
+	}
+	return rep, err
+}
+
+// advertised is what the agent was seen to advertise, by gate name,
+// shared by the sessions of one grading.
+type advertised struct {
+	mu    sync.Mutex
+	gates map[string]bool
+}
+
+// learn records gates seen in one answer; the first answer wins.
+func (a *advertised) learn(gates map[string]bool) {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for g, v := range gates {
+		if _, ok := a.gates[g]; !ok {
+			a.gates[g] = v
+		}
+	}
+}
+
+func (a *advertised) lookup(gate string) (adv, known bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	adv, known = a.gates[gate]
+	return adv, known
+}
