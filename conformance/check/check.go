@@ -135,6 +135,11 @@ type Result struct {
 	// NotLaunched is true when the check was not run at all because an
 	// earlier check found one of its needs unavailable (Reason names it).
 	NotLaunched bool `json:"notLaunched,omitempty"`
+	// Inapplicable is true when the check cannot apply to how the peer is
+	// reached (an agent served at a URL has no process; Streamable HTTP
+	// answers a body that is not JSON itself): skipped, it is neither
+	// graded nor missing, so it never makes a run INCOMPLETE.
+	Inapplicable bool `json:"inapplicable,omitempty"`
 	// Known is true when a baseline lists this check as a known failure and
 	// it failed again.
 	Known bool `json:"knownFailure,omitempty"`

@@ -203,3 +203,19 @@ func ExampleBaseline_Apply() {
 	//
 	// 2 checks: 1 pass, 1 fail (1 known), 0 skip, 0 needs a working model, 0 needs a credential, 0 fixed since the baseline; 2 of 2 mandatory graded — OK (some-agent 1.2.0)
 }
+
+// A mandatory check that cannot apply to how the peer is reached (served
+// at a URL: no process) is skipped without leaving the run INCOMPLETE,
+// while one skipped for any other reason still does.
+func TestJudge_InapplicableMandatoryIsNotMissing(t *testing.T) {
+	rs := []check.Result{
+		{ID: "initialize.version", Tier: check.TierMandatory, Status: check.StatusPass},
+		{ID: "process.stdin-close", Tier: check.TierMandatory, Status: check.StatusSkip, Inapplicable: true},
+	}
+	assert.Equal(t, check.VerdictOK, check.Judge(rs))
+	assert.Equal(t, check.Coverage{Total: 1, Graded: 1}, check.CoverageOf(rs, check.TierMandatory))
+
+	rs[1].Inapplicable = false
+	assert.Equal(t, check.VerdictIncomplete, check.Judge(rs))
+	assert.Equal(t, 2, check.CoverageOf(rs, check.TierMandatory).Total)
+}

@@ -122,7 +122,7 @@ func notLaunched[S any](c Check[S], role Role, unavailable map[Need]*Result, o O
 	base := Result{ID: c.ID, Tier: c.Tier, Title: c.Title, Pins: c.Pins, Gate: c.Gate, NotLaunched: true}
 	if o.Unmet != nil {
 		if why := o.Unmet(c.Wire); why != "" {
-			base.Status, base.Reason = StatusSkip, why
+			base.Status, base.Reason, base.Inapplicable = StatusSkip, why, true
 			return &base
 		}
 	}

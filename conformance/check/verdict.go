@@ -47,7 +47,7 @@ func Judge(rs []Result) Verdict {
 		return VerdictFailed
 	}
 	for _, r := range rs {
-		if r.Tier == TierMandatory && !r.Status.Graded() {
+		if r.Tier == TierMandatory && !r.Status.Graded() && !r.Inapplicable {
 			return VerdictIncomplete
 		}
 	}
@@ -109,7 +109,8 @@ func Count(rs []Result) Counts {
 
 // Coverage says how much of one tier a grading judged.
 type Coverage struct {
-	// Total is how many checks of the tier ran or were meant to run.
+	// Total is how many checks of the tier ran or were meant to run (one
+	// that cannot apply to how the peer is reached is not among them).
 	Total int `json:"total"`
 	// Graded is how many of them judged their requirement (pass or fail).
 	Graded int `json:"graded"`
@@ -129,7 +130,7 @@ type NotGraded struct {
 func CoverageOf(rs []Result, tier Tier) Coverage {
 	var c Coverage
 	for _, r := range rs {
-		if r.Tier != tier {
+		if r.Tier != tier || r.Inapplicable {
 			continue
 		}
 		c.Total++

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -270,11 +271,14 @@ func TestAcpcheck_AMistypedFlagGetsADidYouMean(t *testing.T) {
 func TestTR13_GradesAnAgentServedAtAURL(t *testing.T) {
 	p := acpnettest.Run(t, exec.Command(refagent, "--listen", "127.0.0.1:0", "--transport", "ws", "--load-session", "--resume", "--close", "--delete"))
 	// Served at a URL the agent has no process to grade: process.stdin-close
-	// (mandatory) is skipped, saying why, so the verdict is INCOMPLETE, not
-	// OK, and nothing fails.
+	// (mandatory) is skipped, saying why; it cannot apply, so it is not a
+	// mandatory check left ungraded and the verdict is OK.
 	code, out, _ := acpcheck(t, "--url", p)
-	assert.Equal(t, check.ExitIncomplete, code, out)
-	assert.Regexp(t, `\d+ checks: \d+ pass, 0 fail .*— INCOMPLETE`, out)
+	assert.Equal(t, check.ExitOK, code, out)
+	assert.Regexp(t, `\d+ checks: \d+ pass, 0 fail .*; (\d+) of (\d+) mandatory graded — OK`, out)
+	m := regexp.MustCompile(`(\d+) of (\d+) mandatory graded`).FindStringSubmatch(out)
+	require.NotNil(t, m, out)
+	assert.Equal(t, m[1], m[2], "every mandatory check that can apply was graded")
 	assert.Regexp(t, `(?m)^process\.stdin-close\s+mandatory\s+skip\s+needs the agent's process`, out)
 
 	code, _, stderr := acpcheck(t, "--url", p, "--command", refagent)
