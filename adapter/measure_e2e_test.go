@@ -204,7 +204,7 @@ func hidingWrapper(t *testing.T, rt realruntime.Runtime) (string, string) {
 		require.NoError(t, os.WriteFile(filepath.Join(elsewhere, "config.toml"), config, 0o600))
 	}
 	path := filepath.Join(t.TempDir(), string(rt.Kind))
-	script := fmt.Sprintf("#!/bin/sh\n%s=%s exec %s \"$@\"\n", variable, elsewhere, rt.Bin)
+	script := fmt.Sprintf("#!/bin/sh\n%s=%s exec %s \"$@\"\n", variable, elsewhere, strings.Join(append([]string{rt.Path}, rt.Args...), " "))
 	require.NoError(t, os.WriteFile(path, []byte(script), 0o700))
 	return strings.Join(append(append([]string{"/usr/bin/env"}, rt.Env...), path), " "), elsewhere
 }
@@ -249,7 +249,7 @@ func TestRS4_LOG2_E2E_WrapperAroundCodexIsRestartedWithItsSource(t *testing.T) {
 	script := twoTurnScript(realruntime.CodexACP, map[string]int64{"X": 1})
 	rt, fake := measuredRuntime(t, realruntime.CodexACP, script)
 	wrapper := filepath.Join(t.TempDir(), "run-agent.sh")
-	require.NoError(t, os.WriteFile(wrapper, []byte("#!/bin/sh\nexec "+rt.Bin+" \"$@\"\n"), 0o700))
+	require.NoError(t, os.WriteFile(wrapper, []byte("#!/bin/sh\nexec "+strings.Join(append([]string{rt.Path}, rt.Args...), " ")+" \"$@\"\n"), 0o700))
 	h := newHarness(t)
 	s := h.startWith(realParams(h, strings.Join(append(append([]string{"/usr/bin/env"}, rt.Env...), wrapper), " ")))
 	recs := h.log.find(logRelaunchedForMeasurement)

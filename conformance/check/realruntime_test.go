@@ -49,8 +49,9 @@ func TestStandard_RealRuntimes(t *testing.T) {
 			f.Close()
 			require.NoError(t, err)
 
+			argv, env := rt.Launch()
 			results, err := check.Run(context.Background(), check.Standard(), check.Config{
-				Target:    check.Target{Argv: []string{rt.Bin}, Dir: t.TempDir(), Env: append(os.Environ(), rt.Env...)},
+				Target:    check.Target{Argv: argv, Dir: t.TempDir(), Env: env},
 				Timeout:   20 * time.Second,
 				ExitBound: 5 * time.Second,
 			})

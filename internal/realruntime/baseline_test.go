@@ -46,7 +46,7 @@ func TestCommittedBaselinesParse(t *testing.T) {
 // none of the runtime's environment, and CommandStarted sees it start.
 func TestShellCommandIsFoundAndSeenStarting(t *testing.T) {
 	work := t.TempDir()
-	r := Runtime{Spec: Spec{Kind: "test"}, Mark: "4711"}
+	r := Runtime{Spec: Spec{Kind: "test"}, Mark: newMark()}
 	started := r.CommandStarted(t, work)
 	cmd := exec.Command("/bin/sh", "-c", r.ShellCommand(work))
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH")} // no mark inherited

@@ -65,13 +65,11 @@ func Start(t testing.TB, kind Kind, fake *fakemodel.Server, opts ...Option) Runt
 		t.Fatalf("realruntime: unknown runtime %q", kind)
 	}
 	home := t.TempDir()
-	var mark [8]byte
-	_, _ = rand.Read(mark[:])
 	r := Runtime{
 		Spec: spec,
 		Path: npmtest.Bin(t, string(kind), spec.Bin),
 		Home: home,
-		Mark: strconv.FormatUint(binary.BigEndian.Uint64(mark[:])>>1, 10),
+		Mark: newMark(),
 	}
 	r.Env = []string{
 		"HOME=" + home,
@@ -91,6 +89,14 @@ func Start(t testing.TB, kind Kind, fake *fakemodel.Server, opts ...Option) Runt
 	// Whatever a scenario shows left over is not left on the machine.
 	t.Cleanup(r.killSurvivors)
 	return r
+}
+
+// newMark returns a random mark: no other run on the machine, another
+// test binary's included, carries it.
+func newMark() string {
+	var mark [8]byte
+	_, _ = rand.Read(mark[:])
+	return strconv.FormatUint(binary.BigEndian.Uint64(mark[:])>>1, 10)
 }
 
 // Command is the runtime as one agent.command line: /usr/bin/env with the

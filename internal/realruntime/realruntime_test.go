@@ -42,7 +42,7 @@ func TestTapCopiesStdinAndKeepsTheExitStatus(t *testing.T) {
 }
 
 func TestSurvivorsFindTheMarkedTree(t *testing.T) {
-	r := Runtime{Spec: Spec{Kind: "test"}, Mark: "4711"}
+	r := Runtime{Spec: Spec{Kind: "test"}, Mark: newMark()}
 	cmd := exec.Command("/bin/sh", "-c", "cat >/dev/null") // lives until stdin closes
 	cmd.Env = append(os.Environ(), markVar+"="+r.Mark)
 	stdin, err := cmd.StdinPipe()
