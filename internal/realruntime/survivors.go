@@ -54,11 +54,29 @@ func (r Runtime) killSurvivors() {
 			continue
 		}
 		if r.marked(pid) { // still the process found, not a reused pid
-			_ = unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+			if unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0) == nil {
+				awaitEnd(fd)
+			}
 		}
 		_ = unix.Close(fd)
 	}
 }
+
+// awaitEnd waits until the process of pidfd fd has ended (the pidfd turns
+// readable then), at most killBound: a SIGKILL is delivered at once, but
+// the process ends a moment later, and a caller asking Survivors next
+// must not find it.
+func awaitEnd(fd int) {
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for {
+		if _, err := unix.Poll(fds, int(killBound/time.Millisecond)); err != unix.EINTR {
+			return
+		}
+	}
+}
+
+// killBound bounds the wait for a killed process to end.
+const killBound = 10 * time.Second
 
 // OutsideGroup describes the live processes of the runtime's tree that
 // run outside the process group pgid (the runtime's own, which the
