@@ -21,9 +21,11 @@ import (
 
 // acpcheckScript is the model behind acpcheck's prompts: the cancel prompt
 // gets a slow stream (so there is a turn to cancel), everything else a
-// short answer.
+// short answer. The prompt is the conversation's last user text, so the
+// turn after a cancelled one, whose request repeats the cancel prompt,
+// is answered for its own.
 func acpcheckScript(r fakemodel.Request) fakemodel.Reply {
-	if r.OffersTools() && r.Contains("Count from 1 to 1000") {
+	if r.OffersTools() && !r.EndsWithToolResult() && strings.Contains(r.LastUserText(), check.CancelPrompt) {
 		return fakemodel.Reply{Text: "1\n2\n3\n", Slow: true}
 	}
 	return fakemodel.Reply{Text: "One short sentence."}
