@@ -14,23 +14,20 @@ import (
 )
 
 func TestParseBaseline(t *testing.T) {
-	dir := t.TempDir()
-	write := func(text string) string {
-		p := filepath.Join(dir, "scenarios.baseline")
-		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
-		return p
-	}
-	b, err := ParseBaseline(write("# comment\n\nkilled-mid-command the command escapes the group\n"))
+	b, err := ParseBaseline(writeBaseline(t, "# comment\n\nkilled-mid-command the command escapes the group\n"))
 	require.NoError(t, err)
 	assert.Equal(t, "the command escapes the group", b.Known(ScenarioKilledMidCommand))
 	assert.Empty(t, b.Known(ScenarioResume))
+	b, err = ParseBaseline(writeBaseline(t, "resume? load refused at times\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "load refused at times", b.Known(ScenarioResume), "a ? marks it intermittent")
 
-	_, err = ParseBaseline(write("no-such-scenario reason\n"))
+	_, err = ParseBaseline(writeBaseline(t, "no-such-scenario reason\n"))
 	assert.ErrorContains(t, err, `unknown scenario "no-such-scenario"`)
-	_, err = ParseBaseline(write("resume\n"))
+	_, err = ParseBaseline(writeBaseline(t, "resume\n"))
 	assert.ErrorContains(t, err, "resume has no reason")
 
-	b, err = ParseBaseline(filepath.Join(dir, "missing"))
+	b, err = ParseBaseline(filepath.Join(t.TempDir(), "missing"))
 	require.NoError(t, err, "no file is an empty baseline")
 	assert.Empty(t, b.known)
 }
@@ -75,7 +72,8 @@ func TestCommandStartedReleasedAtCleanup(t *testing.T) {
 }
 
 func TestBaselineVerdict(t *testing.T) {
-	b := Baseline{path: "scenarios.baseline", known: map[Scenario]string{ScenarioKilledMidCommand: "escapes the group"}}
+	b, err := ParseBaseline(writeBaseline(t, "killed-mid-command escapes the group\nresume? load refused at times\n"))
+	require.NoError(t, err)
 	for _, tc := range []struct {
 		name       string
 		id         Scenario
@@ -83,10 +81,12 @@ func TestBaselineVerdict(t *testing.T) {
 		ok, passed bool
 		msg        string
 	}{
-		{"unlisted pass", ScenarioResume, nil, true, true, ""},
-		{"unlisted failure", ScenarioResume, []string{"did not continue"}, false, false, "did not continue"},
-		{"listed failure", ScenarioKilledMidCommand, []string{"cat outlived it"}, true, false, "known failure (scenarios.baseline): escapes the group\ncat outlived it"},
-		{"listed pass: stale", ScenarioKilledMidCommand, nil, false, true, "killed-mid-command passes now: remove it from scenarios.baseline (escapes the group)"},
+		{"unlisted pass", ScenarioCancel, nil, true, true, ""},
+		{"unlisted failure", ScenarioCancel, []string{"two cancels"}, false, false, "two cancels"},
+		{"intermittent failure", ScenarioResume, []string{"did not continue"}, true, false, "known intermittent failure (" + b.path + "): load refused at times\ndid not continue"},
+		{"intermittent pass", ScenarioResume, nil, true, true, "resume, which fails only some runs (" + b.path + "), passed this one"},
+		{"listed failure", ScenarioKilledMidCommand, []string{"cat outlived it"}, true, false, "known failure (" + b.path + "): escapes the group\ncat outlived it"},
+		{"listed pass: stale", ScenarioKilledMidCommand, nil, false, true, "killed-mid-command passes now: remove it from " + b.path + " (escapes the group)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ok, passed := b.verdict(tc.id, tc.failures)
@@ -95,4 +95,12 @@ func TestBaselineVerdict(t *testing.T) {
 			assert.Equal(t, tc.msg, b.message(tc.id, tc.failures))
 		})
 	}
+}
+
+// writeBaseline writes content as a baseline file and returns its path.
+func writeBaseline(t *testing.T, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "scenarios.baseline")
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
+	return path
 }
