@@ -187,20 +187,24 @@ func TestTR2_TSClientGoServer(t *testing.T) {
 		t.Run(transport, func(t *testing.T) {
 			s, err, stderr := runTSClientURL(t, srv.Endpoint, transport)
 			require.NoError(t, err, "client.mjs failed; stderr:\n%s", stderr)
-			requireFlowOf(t, s, "acpkit-tsinterop-goagent", []any{})
+			requireFlowOf(t, s, "acpkit-tsinterop-goagent", []any{}, false)
 		})
 	}
 }
 
 // TestTSClientTSServer is the baseline: the TypeScript client against
-// the TypeScript server, showing the served flow is the stdio one.
+// the TypeScript server, showing the served flow is the stdio one. Over
+// HTTP the TypeScript server may answer session/load before its replay
+// reached the client (seen in CI: no replayed update), a race of theirs
+// that acpnet's server does not have (TestTR2_TSClientGoServer requires
+// the whole replay).
 func TestTSClientTSServer(t *testing.T) {
 	srv := startTSServer(t)
 	for _, transport := range []string{"http", "ws"} {
 		t.Run(transport, func(t *testing.T) {
 			s, err, stderr := runTSClientURL(t, srv.Endpoint, transport)
 			require.NoError(t, err, "client.mjs failed; stderr:\n%s", stderr)
-			requireFlowOf(t, s, "acpkit-tsinterop-agent", []any{})
+			requireFlowOf(t, s, "acpkit-tsinterop-agent", []any{}, transport == "http")
 		})
 	}
 }

@@ -144,12 +144,17 @@ func requireFlow(t *testing.T, s summary, agentName string) {
 	t.Helper()
 	// Both agent processes exited by themselves, successfully, once their
 	// stdin closed.
-	requireFlowOf(t, s, agentName, []any{float64(0), float64(0)})
+	requireFlowOf(t, s, agentName, []any{float64(0), float64(0)}, false)
 }
 
 // requireFlowOf is requireFlow with the agent exits expected: none for a
 // served agent, which no client process starts.
-func requireFlowOf(t *testing.T, s summary, agentName string, exits []any) {
+//
+// replayMayRace accepts a reload that saw no replay: the TypeScript SDK's
+// own server answers session/load on the connection stream without
+// waiting until the replay reached the session stream's reader (ours
+// waits, TR-7), so its client can take the answer first.
+func requireFlowOf(t *testing.T, s summary, agentName string, exits []any, replayMayRace bool) {
 	t.Helper()
 	require.True(t, s.OK, "errors: %q", s.Errors)
 	require.Empty(t, s.Errors)
@@ -197,9 +202,13 @@ func requireFlowOf(t *testing.T, s summary, agentName string, exits []any) {
 	assert.Equal(t, "reject-once", *s.Permission.Selected)
 
 	require.NotNil(t, s.Replay, "the agent advertised loadSession but the client did not reload")
-	assert.Equal(t, map[string]int{"user_message_chunk": 3, "agent_message_chunk": 8}, s.Replay.Updates)
-	assert.Equal(t, 11, s.Replay.Chunks)
-	assert.Equal(t, wantTranscript(promptPlain, promptPermission, promptSlow), s.Replay.Transcript)
+	if !replayMayRace || s.Replay.Chunks != 0 {
+		assert.Equal(t, map[string]int{"user_message_chunk": 3, "agent_message_chunk": 8}, s.Replay.Updates)
+		assert.Equal(t, 11, s.Replay.Chunks)
+		assert.Equal(t, wantTranscript(promptPlain, promptPermission, promptSlow), s.Replay.Transcript)
+	} else {
+		t.Log("the replay came after session/load's answer (the TypeScript server's race, see TestTSClientTSServer)")
+	}
 
 	assert.Empty(t, s.OutOfTurn, "updates outside the flow's steps")
 	assert.Equal(t, exits, s.AgentExits)
