@@ -137,10 +137,14 @@ func checkClientCapabilities(ctx context.Context, s *Session) error {
 		return prereq(err)
 	}
 	msgs := between(s.Since(turn.From), turn.Response.Seq+1)
+	// A tool shows in a tool_call update, or in a permission request for
+	// it (Gemini CLI reports a refused call in nothing else).
+	usedTool := false
 	for _, m := range msgs {
 		if !m.IsRequest() {
 			continue
 		}
+		usedTool = usedTool || m.Method == gen.MethodSessionRequestPermission
 		for _, p := range clientMethodPrefixes {
 			if strings.HasPrefix(m.Method, p) {
 				return Failf("the agent called %s, though acpcheck's clientCapabilities offer no fs and no terminal", m.Method)
@@ -149,10 +153,13 @@ func checkClientCapabilities(ctx context.Context, s *Session) error {
 	}
 	for _, u := range Updates(msgs) {
 		if u.SessionID == sid && (u.Kind == gen.SessionUpdateToolCallTag || u.Kind == gen.SessionUpdateToolCallUpdateTag) {
-			return nil
+			usedTool = true
 		}
 	}
-	return Skipf("the turn used no tool (no tool_call update), so nothing showed whether the agent keeps to the client's capabilities")
+	if !usedTool {
+		return Skipf("the turn used no tool (no tool_call update, no permission request), so nothing showed whether the agent keeps to the client's capabilities")
+	}
+	return nil
 }
 
 // reasonOf is the reason of a check outcome, or the error's text.
