@@ -3,6 +3,8 @@ package check
 import (
 	"context"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 )
@@ -102,14 +104,17 @@ func Grade(ctx context.Context, r *Registry[*Session], cfg Config) (Report, erro
 	if cfg.Target.URL != "" {
 		rep.Command = []string{cfg.Target.URL}
 	}
+	rep.Advertised = known.report()
 	return rep, err
 }
 
 // advertised is what the agent was seen to advertise, by gate name,
 // shared by the sessions of one grading.
 type advertised struct {
-	mu    sync.Mutex
-	gates map[string]bool
+	mu          sync.Mutex
+	gates       map[string]bool
+	authMethods []string
+	sawAuth     bool // authMethods is initialize's answer
 }
 
 // learn records gates seen in one answer; the first answer wins.
@@ -124,6 +129,29 @@ func (a *advertised) learn(gates map[string]bool) {
 			a.gates[g] = v
 		}
 	}
+}
+
+// learnAuth records the auth methods of the first initialize answer.
+func (a *advertised) learnAuth(methods []string) {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.sawAuth {
+		a.authMethods, a.sawAuth = methods, true
+	}
+}
+
+// report is what was learned, for Report.Advertised.
+func (a *advertised) report() Advertised {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := Advertised{AuthMethods: slices.Clone(a.authMethods)}
+	if len(a.gates) > 0 {
+		out.Gates = maps.Clone(a.gates)
+	}
+	return out
 }
 
 func (a *advertised) lookup(gate string) (adv, known bool) {

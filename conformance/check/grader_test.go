@@ -432,3 +432,26 @@ func TestGrade_NamesTheAgentAndReportsProgress(t *testing.T) {
 		assert.NotEmpty(t, r.Transcript, "KeepTranscripts keeps a passing check's transcript too")
 	}
 }
+
+// TestGrade_ReportsWhatTheAgentAdvertised: the report carries the gates
+// the grading learned, true and false, from initialize and session/new,
+// and every auth method, so a table of agents needs no launch of its own.
+func TestGrade_ReportsWhatTheAgentAdvertised(t *testing.T) {
+	rep, err := check.Grade(context.Background(), check.Standard(), check.Config{
+		Target:    check.Target{Argv: []string{refagent, "--load-session", "--list", "--modes", "--mcp-http", "--auth-methods", "key,other"}, Dir: t.TempDir()},
+		Timeout:   testTimeout,
+		ExitBound: testExitBound,
+		Only:      []string{"initialize.version", "session.new"},
+	})
+	require.NoError(t, err)
+	g := rep.Advertised.Gates
+	for _, gate := range []string{check.GateLoadSession, check.GateList, check.GateModes, check.GateMCPHTTP, check.GateAuthMethods} {
+		assert.True(t, g[gate], gate)
+	}
+	for _, gate := range []string{check.GateResume, check.GateClose, check.GateDelete, check.GateMCPSSE, check.GateConfigOptions} {
+		v, learned := g[gate]
+		assert.True(t, learned, "%s was learned", gate)
+		assert.False(t, v, gate)
+	}
+	assert.Equal(t, []string{"key", "other"}, rep.Advertised.AuthMethods)
+}

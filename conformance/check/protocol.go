@@ -28,6 +28,10 @@ type Handshake struct {
 	// may pass to authenticate (type "agent", the default; "terminal"
 	// methods are run by the client instead).
 	AuthMethods []string
+	// AllAuthMethods names every advertised auth method: its id, and
+	// for a type other than "agent" the type in parentheses
+	// ("login (terminal)").
+	AllAuthMethods []string
 
 	gates map[string]bool
 }
@@ -123,8 +127,14 @@ func (s *Session) initializeWith(ctx context.Context, params map[string]any) (*H
 		c := typed.AgentCapabilities
 		sc, pc := c.SessionCapabilities, c.PromptCapabilities
 		for _, am := range typed.AuthMethods {
-			if a, ok := am.(*gen.AuthMethodAgent); ok {
+			switch a := am.(type) {
+			case *gen.AuthMethodAgent:
 				h.AuthMethods = append(h.AuthMethods, string(a.ID))
+				h.AllAuthMethods = append(h.AllAuthMethods, string(a.ID))
+			case *gen.AuthMethodTerminal:
+				h.AllAuthMethods = append(h.AllAuthMethods, string(a.ID)+" (terminal)")
+			case *gen.AuthMethodUnknown:
+				h.AllAuthMethods = append(h.AllAuthMethods, unknownAuthMethod(a.Raw))
 			}
 		}
 		h.gates = map[string]bool{
@@ -137,8 +147,20 @@ func (s *Session) initializeWith(ctx context.Context, params map[string]any) (*H
 			GateAuthMethods: len(h.AuthMethods) > 0,
 		}
 		s.advertised.learn(h.gates)
+		s.advertised.learnAuth(h.AllAuthMethods)
 	}
 	return h, nil
+}
+
+// unknownAuthMethod names an auth method of a type the schema does not
+// know: "id (type)".
+func unknownAuthMethod(raw json.RawMessage) string {
+	var m struct {
+		ID   string `json:"id"`
+		Type string `json:"type"`
+	}
+	_ = json.Unmarshal(raw, &m)
+	return fmt.Sprintf("%s (%s)", m.ID, m.Type)
 }
 
 // gated initializes, as a prerequisite, and skips the check when the

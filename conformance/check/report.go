@@ -45,7 +45,20 @@ type Report struct {
 	// Mandatory says how many mandatory checks were graded, and why the
 	// others were not.
 	Mandatory Coverage `json:"mandatory"`
-	Results   []Result `json:"results"`
+	// Advertised is what the agent advertised in the grading's first
+	// answers (agent gradings only).
+	Advertised Advertised `json:"advertised"`
+	Results    []Result   `json:"results"`
+}
+
+// Advertised is what an agent advertised: each capability gate the
+// grading learned, true or false (initialize's capabilities, and
+// session/new's modes and configOptions), and every auth method
+// (Handshake.AllAuthMethods). A gate absent from Gates was never learned:
+// no check got that far.
+type Advertised struct {
+	Gates       map[string]bool `json:"gates,omitempty"`
+	AuthMethods []string        `json:"authMethods,omitempty"`
 }
 
 // PeerName names the peer graded: "name version", or says it did not

@@ -184,6 +184,11 @@ func SpecOf(kind Kind) (Spec, bool) {
 	return Spec{}, false
 }
 
+// WriteCall is the tool call that makes the runtime ask permission to
+// create the file at path (what Script answers PromptWrite with), for a
+// script of the test's own: acpcheck's grading, for one.
+func (s Spec) WriteCall(path string) *fakemodel.ToolCall { return s.write(path) }
+
 // call is a tool call whose input is args as JSON.
 func call(id, name string, args map[string]any) *fakemodel.ToolCall {
 	b, err := json.Marshal(args)
