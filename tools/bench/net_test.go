@@ -168,10 +168,11 @@ func BenchmarkNetRoundTrip(b *testing.B) {
 			reportCPU(b, cpu)
 		})
 		b.Run(transport+"/bare", func(b *testing.B) {
-			echo := newBareHTTPEcho(b)
+			newEcho := newBareHTTPEcho
 			if transport == "ws" {
-				echo = newBareWSEcho(b)
+				newEcho = newBareWSEcho
 			}
+			echo := newEcho(b)
 			defer echo.close()
 			line := []byte(`{"jsonrpc":"2.0","id":7,"method":"session/set_mode","params":{"sessionId":"sess_7f3a9c2e41b8","modeId":"code"}}`)
 			b.ReportAllocs()
