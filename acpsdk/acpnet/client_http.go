@@ -48,15 +48,19 @@ func connectionFailure(code int) bool {
 // other status fails only that request, with a -32603 error whose data is
 // {"status", "body"}.
 type HTTPStream struct {
-	url     string
-	opts    DialOptions
-	log     *slog.Logger
-	cookies cookieStore
-	in      *linePipe
-	split   lineSplitter // the writer's
-	ctx     context.Context
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup // event-stream readers, the closing DELETE
+	url  string
+	opts DialOptions
+	// ownClient: opts.HTTPClient is the stream's own, its connections
+	// closed with it (else they would outlive Close, idle, until the
+	// transport's idle timeout, holding goroutines on both ends).
+	ownClient bool
+	log       *slog.Logger
+	cookies   cookieStore
+	in        *linePipe
+	split     lineSplitter // the writer's
+	ctx       context.Context
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup // event-stream readers, the closing DELETE
 
 	mu      sync.Mutex
 	connID  string
@@ -105,10 +109,15 @@ func NewHTTPStream(endpoint string, opts *DialOptions) (*HTTPStream, error) {
 		return nil, fmt.Errorf("acpnet: %q is not an http or https URL", endpoint)
 	}
 	o := opts.withDefaults()
+	ownClient := o.HTTPClient == nil
+	if ownClient {
+		o.HTTPClient = newHTTPClient()
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &HTTPStream{
 		url:           endpoint,
 		opts:          o,
+		ownClient:     ownClient,
 		log:           o.Logger,
 		in:            newLinePipe(defaultPipeBytes),
 		ctx:           ctx,
@@ -151,6 +160,7 @@ func (s *HTTPStream) Close() error {
 	if s.closed {
 		s.mu.Unlock()
 		s.wg.Wait()
+		s.closeIdle()
 		return nil
 	}
 	s.closed = true
@@ -161,7 +171,16 @@ func (s *HTTPStream) Close() error {
 	err := s.deleteConnection(connID)
 	s.cookies.clear()
 	s.wg.Wait()
+	s.closeIdle()
 	return err
+}
+
+// closeIdle closes the kept-alive connections of the stream's own client,
+// once nothing of the stream uses them.
+func (s *HTTPStream) closeIdle() {
+	if s.ownClient {
+		s.opts.HTTPClient.CloseIdleConnections()
+	}
 }
 
 func (s *HTTPStream) isClosed() bool {
