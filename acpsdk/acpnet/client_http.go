@@ -48,15 +48,19 @@ func connectionFailure(code int) bool {
 // other status fails only that request, with a -32603 error whose data is
 // {"status", "body"}.
 type HTTPStream struct {
-	url     string
-	opts    DialOptions
-	log     *slog.Logger
-	cookies cookieStore
-	in      *linePipe
-	split   lineSplitter // the writer's
-	ctx     context.Context
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup // event-stream readers, the closing DELETE
+	url  string
+	opts DialOptions
+	// ownClient: opts.HTTPClient is the stream's own, its connections
+	// closed with it (else they would outlive Close, idle, until the
+	// transport's idle timeout, holding goroutines on both ends).
+	ownClient bool
+	log       *slog.Logger
+	cookies   cookieStore
+	in        *linePipe
+	split     lineSplitter // the writer's
+	ctx       context.Context
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup // event-stream readers, the closing DELETE
 
 	mu      sync.Mutex
 	connID  string
@@ -71,8 +75,9 @@ type HTTPStream struct {
 	answerSession map[string]string
 	// inFlight: our requests of a session, by id key, awaiting answers.
 	inFlight map[string]sessionRequest
-	// arrivals carries the event streams' chunks to the demux.
-	arrivals chan arrival
+	// turn is held by the stream reader that parses what it read (cap 1,
+	// a lock whose waiters queue in order and can give up).
+	turn chan struct{}
 }
 
 type sessionRequest struct {
@@ -88,8 +93,7 @@ type eventStream struct {
 	ready  chan struct{} // closed once the GET answered; err says how
 	err    error
 	done   chan struct{} // closed once its reader returned
-	parser sseParser     // the demux's
-	free   chan []byte   // read buffers the demux is done with
+	parser sseParser     // used by whoever holds the turn
 }
 
 // NewHTTPStream returns the client end of a Streamable HTTP connection to
@@ -105,10 +109,15 @@ func NewHTTPStream(endpoint string, opts *DialOptions) (*HTTPStream, error) {
 		return nil, fmt.Errorf("acpnet: %q is not an http or https URL", endpoint)
 	}
 	o := opts.withDefaults()
+	ownClient := o.HTTPClient == nil
+	if ownClient {
+		o.HTTPClient = newHTTPClient()
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &HTTPStream{
 		url:           endpoint,
 		opts:          o,
+		ownClient:     ownClient,
 		log:           o.Logger,
 		in:            newLinePipe(defaultPipeBytes),
 		ctx:           ctx,
@@ -118,7 +127,7 @@ func NewHTTPStream(endpoint string, opts *DialOptions) (*HTTPStream, error) {
 		failed:        make(map[string]error),
 		answerSession: make(map[string]string),
 		inFlight:      make(map[string]sessionRequest),
-		arrivals:      make(chan arrival, 8),
+		turn:          make(chan struct{}, 1),
 	}, nil
 }
 
@@ -151,6 +160,7 @@ func (s *HTTPStream) Close() error {
 	if s.closed {
 		s.mu.Unlock()
 		s.wg.Wait()
+		s.closeIdle()
 		return nil
 	}
 	s.closed = true
@@ -161,7 +171,16 @@ func (s *HTTPStream) Close() error {
 	err := s.deleteConnection(connID)
 	s.cookies.clear()
 	s.wg.Wait()
+	s.closeIdle()
 	return err
+}
+
+// closeIdle closes the kept-alive connections of the stream's own client,
+// once nothing of the stream uses them.
+func (s *HTTPStream) closeIdle() {
+	if s.ownClient {
+		s.opts.HTTPClient.CloseIdleConnections()
+	}
 }
 
 func (s *HTTPStream) isClosed() bool {
@@ -532,15 +551,12 @@ func (s *HTTPStream) openStream(sid string) *eventStream {
 	sid = strings.Clone(sid) // it may alias a message
 	ctx, stop := context.WithCancel(s.ctx)
 	es := &eventStream{sid: sid, ctx: ctx, ready: make(chan struct{}), done: make(chan struct{}), stop: stop,
-		parser: sseParser{max: s.opts.MaxMessageBytes}, free: make(chan []byte, cap(s.arrivals)+1)}
+		parser: sseParser{max: s.opts.MaxMessageBytes}}
 	var prev *eventStream
 	if sid != "" {
 		s.streams[sid] = es
 		prev = s.retired[sid]
 		delete(s.retired, sid)
-	} else {
-		s.wg.Add(1)
-		go s.demux()
 	}
 	s.wg.Add(1)
 	go s.readEvents(es, prev)
@@ -557,11 +573,12 @@ type arrival struct {
 // chunkSize is what a stream reader reads at once.
 const chunkSize = 32 << 10
 
-// readEvents reads one event stream's bytes (TR-5). It parses nothing:
-// every stream's chunks go, in the order they were read, to one demux,
-// so what the server wrote on one stream before another reaches the
-// Conn first (the replay of session/load, on the session's stream,
-// before its answer, on the connection's).
+// readEvents reads one event stream (TR-5). Each chunk is parsed, and its
+// messages handed to the Conn, by the reader that read it, holding the
+// turn: so what the server wrote on one stream before another reaches
+// the Conn first (the replay of session/load, on the session's stream,
+// before its answer, on the connection's), and a message reaches the Conn
+// without a hand-off to another goroutine.
 func (s *HTTPStream) readEvents(es *eventStream, prev *eventStream) {
 	defer s.wg.Done()
 	defer close(es.done)
@@ -590,48 +607,31 @@ func (s *HTTPStream) readEvents(es *eventStream, prev *eventStream) {
 	}
 	defer resp.Body.Close()
 	close(es.ready)
+	buf := make([]byte, chunkSize) // the parser copies what it keeps
 	for {
-		var buf []byte
-		select {
-		case buf = <-es.free:
-		default:
-			buf = make([]byte, chunkSize)
-		}
 		n, err := resp.Body.Read(buf)
 		if n > 0 && !s.arrive(arrival{es: es, data: buf[:n]}) {
 			return
 		}
 		if err != nil {
-			// The demux ends the stream once it has taken this, after the
-			// chunks before it.
+			// The stream ends after the chunks before it.
 			s.arrive(arrival{es: es, err: err})
 			return
 		}
 	}
 }
 
-// arrive queues a chunk for the demux; false once the stream is stopped.
+// arrive takes the turn and consumes a chunk or a stream's end; false
+// once the stream is stopped.
 func (s *HTTPStream) arrive(a arrival) bool {
 	select {
-	case s.arrivals <- a:
-		return true
+	case s.turn <- struct{}{}:
 	case <-a.es.ctx.Done():
 		return false
 	}
-}
-
-// demux parses the streams' chunks in the order they were read and hands
-// their messages to the reader.
-func (s *HTTPStream) demux() {
-	defer s.wg.Done()
-	for {
-		select {
-		case a := <-s.arrivals:
-			s.consume(a)
-		case <-s.ctx.Done():
-			return
-		}
-	}
+	defer func() { <-s.turn }()
+	s.consume(a)
+	return true
 }
 
 func (s *HTTPStream) consume(a arrival) {
@@ -646,12 +646,7 @@ func (s *HTTPStream) consume(a arrival) {
 		return nil
 	}
 	if a.data != nil {
-		err := es.parser.feed(a.data, emit)
-		select { // the parser copied what it keeps
-		case es.free <- a.data[:cap(a.data)]:
-		default:
-		}
-		if err != nil {
+		if err := es.parser.feed(a.data, emit); err != nil {
 			es.stop()
 			s.endStream(es, err)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"acpkit.dev/acpsdk"
 	"acpkit.dev/acpsdk/acpnet"
@@ -367,4 +368,20 @@ func TestTR7_LoadAnswerWithoutASessionStream(t *testing.T) {
 	}
 	assert.Contains(t, string(got), `"id":2,"result"`)
 	_ = errors.New
+}
+
+// A closed HTTPStream leaves nothing running while its server lives on:
+// neither its event streams nor the keep-alive connections its POSTs and
+// DELETE went over, on either end (TR-8).
+func TestTR8_ClosedHTTPStreamLeavesNoGoroutine(t *testing.T) {
+	_, url := serve(t, newTestAgent, nil)
+	serving := goleak.IgnoreCurrent()
+	ctx := testCtx(t)
+	side := dialClient(t, url, &recordingClient{})
+	_, err := side.Agent().Initialize(ctx, &gen.InitializeRequest{ProtocolVersion: gen.LatestProtocolVersion})
+	require.NoError(t, err)
+	_, err = side.Agent().NewSession(ctx, &gen.NewSessionRequest{Cwd: "/", McpServers: []gen.McpServer{}})
+	require.NoError(t, err)
+	require.NoError(t, side.Close())
+	goleak.VerifyNone(t, serving)
 }

@@ -24,12 +24,19 @@ import (
 type WebSocketStream struct {
 	sock   *websocket.Conn
 	id     string
-	in     *linePipe
+	max    int
 	split  lineSplitter // the writer's
 	ctx    context.Context
 	cancel context.CancelFunc
-	done   chan struct{} // closed when the reader returns
 	once   sync.Once
+
+	// The reader's: the socket is read in the Conn's reader goroutine, as
+	// a subprocess's pipe is, so a message reaches the Conn without a
+	// hand-off between goroutines, and a Conn that stops reading stops
+	// reading the socket (SDK-9).
+	rd      messageReader
+	pending []byte // the rest of a line Read has not returned yet
+	readErr error  // how the socket ended, returned once pending is out
 }
 
 // DialWebSocket upgrades a connection to the agent at endpoint (such as
@@ -55,23 +62,58 @@ func DialWebSocket(ctx context.Context, endpoint string, opts *DialOptions) (*We
 	}
 	sock.SetReadLimit(-1) // messages are bounded by readMessage
 	sctx, cancel := context.WithCancel(context.Background())
-	s := &WebSocketStream{
+	return &WebSocketStream{
 		sock:   sock,
 		id:     resp.Header.Get(HeaderConnectionID),
-		in:     newLinePipe(defaultPipeBytes),
+		max:    o.MaxMessageBytes,
 		ctx:    sctx,
 		cancel: cancel,
-		done:   make(chan struct{}),
-	}
-	go s.readLoop(o.MaxMessageBytes)
-	return s, nil
+	}, nil
 }
 
 // ConnectionID returns the Acp-Connection-Id of the upgrade's answer.
 func (s *WebSocketStream) ConnectionID() string { return s.id }
 
-// Read returns the agent's messages as newline-delimited JSON.
-func (s *WebSocketStream) Read(b []byte) (int, error) { return s.in.Read(b) }
+// Read returns the agent's messages as newline-delimited JSON, reading
+// the socket for the next one when what it read is out. One reader at a
+// time, as for any io.Reader a Conn reads.
+func (s *WebSocketStream) Read(b []byte) (int, error) {
+	for len(s.pending) == 0 {
+		if s.readErr != nil {
+			return 0, s.readErr
+		}
+		s.pending, s.readErr = s.readLine()
+	}
+	n := copy(b, s.pending)
+	s.pending = s.pending[n:]
+	return n, nil
+}
+
+// readLine reads frames until one is a message for the Conn, and returns
+// it as a line; or the error the reader ends with.
+func (s *WebSocketStream) readLine() ([]byte, error) {
+	for {
+		msg, err := s.rd.readShared(s.sock, s.max)
+		if err != nil {
+			if s.ctx.Err() != nil {
+				return nil, ErrClosed
+			}
+			if errors.Is(err, ErrMessageTooLarge) {
+				_ = s.sock.Close(websocket.StatusMessageTooBig, "message too large")
+			}
+			return nil, socketEnd(err)
+		}
+		if msg == nil {
+			continue
+		}
+		line, reply := frameLine(msg)
+		if reply != nil {
+			_ = s.sock.Write(context.Background(), websocket.MessageText, reply)
+			continue
+		}
+		return line, nil
+	}
+}
 
 // Write sends each complete line as one text frame.
 func (s *WebSocketStream) Write(p []byte) (int, error) {
@@ -90,46 +132,17 @@ func (s *WebSocketStream) Write(p []byte) (int, error) {
 }
 
 // Close ends the connection normally: a close frame without a status
-// code (TR-15).
+// code (TR-15). A Read in progress returns ErrClosed.
 func (s *WebSocketStream) Close() error {
 	var err error
 	s.once.Do(func() {
-		s.in.close(ErrClosed)
-		err = s.sock.Close(websocket.StatusNoStatusRcvd, "")
 		s.cancel()
-		<-s.done
+		err = s.sock.Close(websocket.StatusNoStatusRcvd, "")
 		if errors.Is(err, io.EOF) || websocket.CloseStatus(err) != -1 {
 			err = nil
 		}
 	})
 	return err
-}
-
-// readLoop reads the agent's frames into the reader.
-func (s *WebSocketStream) readLoop(max int) {
-	defer close(s.done)
-	var rd messageReader
-	for {
-		msg, err := rd.read(s.sock, max)
-		if err != nil {
-			s.in.close(socketEnd(err))
-			if errors.Is(err, ErrMessageTooLarge) {
-				_ = s.sock.Close(websocket.StatusMessageTooBig, "message too large")
-			}
-			return
-		}
-		if msg == nil {
-			continue
-		}
-		line, reply := frameLine(msg)
-		if reply != nil {
-			_ = s.sock.Write(context.Background(), websocket.MessageText, reply)
-			continue
-		}
-		if s.in.send(s.ctx, line) != nil {
-			return
-		}
-	}
 }
 
 // frameLine makes one received frame a line for the Conn. The Conn
@@ -177,6 +190,21 @@ type messageReader struct {
 // max bytes is ErrMessageTooLarge. It reads with no context (which would
 // cost the library a callback per message); closing the socket ends it.
 func (m *messageReader) read(sock *websocket.Conn, limit int) ([]byte, error) {
+	shared, err := m.readShared(sock, limit)
+	if shared == nil {
+		return nil, err
+	}
+	msg := make([]byte, len(shared), len(shared)+1)
+	copy(msg, shared)
+	return msg, nil
+}
+
+// readShared is read into the reader's own buffer: the message, with room
+// for a line end, is valid until the next read.
+func (m *messageReader) readShared(sock *websocket.Conn, limit int) ([]byte, error) {
+	if cap(m.buf) > 1<<20 {
+		m.buf = nil // do not keep a large message's buffer
+	}
 	typ, r, err := sock.Reader(context.Background())
 	if err != nil {
 		return nil, err
@@ -203,10 +231,8 @@ func (m *messageReader) read(sock *websocket.Conn, limit int) ([]byte, error) {
 	if typ != websocket.MessageText {
 		return nil, nil
 	}
-	msg := make([]byte, n, n+1)
-	copy(msg, m.buf[:n])
-	if cap(m.buf) > 1<<20 {
-		m.buf = nil // do not keep a large message's buffer
+	if n == len(m.buf) {
+		m.buf = slices.Grow(m.buf[:n], 1)
 	}
-	return msg, nil
+	return m.buf[: n : n+1], nil
 }

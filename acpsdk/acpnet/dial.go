@@ -18,9 +18,11 @@ type DialOptions struct {
 	// upgrade: credentials (Authorization) go here. Cookies the server
 	// sets are added for the connection's life (TR-11).
 	Header http.Header
-	// HTTPClient makes the requests (default: one with a transport that
-	// keeps several connections per host, since event streams hold
-	// theirs; HTTP/2 where TLS negotiates it, TR-12).
+	// HTTPClient makes the requests. By default an HTTPStream has a
+	// client of its own, whose connections its Close closes; its
+	// transport keeps several connections per host, since event streams
+	// hold theirs, and speaks HTTP/2 where TLS negotiates it (TR-12). A
+	// client given here stays the caller's, idle connections included.
 	HTTPClient *http.Client
 	// Subprotocols are offered on the WebSocket upgrade (none by default;
 	// none is required, TR-13).
@@ -38,9 +40,6 @@ func (o *DialOptions) withDefaults() DialOptions {
 	if o != nil {
 		v = *o
 	}
-	if v.HTTPClient == nil {
-		v.HTTPClient = defaultHTTPClient
-	}
 	if v.MaxMessageBytes <= 0 {
 		v.MaxMessageBytes = DefaultMaxMessageBytes
 	}
@@ -50,13 +49,14 @@ func (o *DialOptions) withDefaults() DialOptions {
 	return v
 }
 
-// defaultHTTPClient keeps more idle connections per host than net/http's
-// default two: each open event stream holds one, and POSTs need others.
-var defaultHTTPClient = &http.Client{Transport: func() http.RoundTripper {
+// newHTTPClient returns an HTTPStream's own client. Its transport keeps
+// more idle connections per host than net/http's default two: each open
+// event stream holds one, and POSTs need others.
+func newHTTPClient() *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = 64
-	return t
-}()}
+	return &http.Client{Transport: t}
+}
 
 // Dial connects to an agent served at rawURL and returns the stream to
 // hand to acpsdk.NewClientSide (as both its reader and its writer), as a

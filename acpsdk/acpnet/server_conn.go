@@ -39,6 +39,12 @@ type serverConn struct {
 	split    lineSplitter
 	answered bool // the first line, the initialize response, went out
 
+	// Owned by the agent Conn's reader goroutine, over WebSocket once
+	// initialized (readFromSocket); before, by the upgrade's handler.
+	rd        messageReader
+	pending   []byte // the rest of a line the agent has not read yet
+	readEnded bool
+
 	initID   []byte     // the initialize request's id
 	initDone chan error // cap 1: the outcome of the initialize response
 	initBody []byte     // HTTP: the initialize response, for the POST
@@ -89,7 +95,16 @@ func newServerConn(h *Handler) *serverConn {
 // agentStream is what the agent's Conn reads and writes.
 type agentStream struct{ c *serverConn }
 
-func (s *agentStream) Read(b []byte) (int, error)  { return s.c.in.Read(b) }
+// Read reads the pipe the transport feeds; over WebSocket, once the
+// pipe was handed over, the socket.
+func (s *agentStream) Read(b []byte) (int, error) {
+	n, err := s.c.in.Read(b)
+	if errors.Is(err, errSocketHandedOver) {
+		return s.c.readFromSocket(b)
+	}
+	return n, err
+}
+
 func (s *agentStream) Write(p []byte) (int, error) { return s.c.write(p) }
 func (s *agentStream) Close() error                { s.c.agentClosed(); return nil }
 

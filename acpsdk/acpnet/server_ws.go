@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -72,33 +73,96 @@ func firstSubprotocol(r *http.Request) string {
 	return ""
 }
 
-// readSocket reads the client's frames until the socket or the connection
-// ends.
+// readSocket reads the client's frames until the connection is
+// initialized, then hands the socket to the agent's reader (see
+// readFromSocket); or until the socket or the connection ends first.
 func (c *serverConn) readSocket(ctx context.Context, peer Peer) {
-	max := c.h.opts.MaxMessageBytes
-	var rd messageReader
 	for {
-		msg, err := rd.read(c.ws.sock, max)
+		msg, err := c.rd.read(c.ws.sock, c.h.opts.MaxMessageBytes)
 		if err != nil {
-			if errors.Is(err, ErrMessageTooLarge) {
-				c.closeForLimit(&LimitError{Limit: "MaxMessageBytes", Value: int64(max)})
-			} else {
-				c.shutdown(errPeerGone)
-			}
+			c.socketFailed(err)
 			return
 		}
 		if msg == nil {
 			continue // a binary frame: ignored (TR-13)
 		}
-		var ok bool
-		if c.conn == nil {
-			ok = c.firstMessages(ctx, msg, peer)
-		} else {
-			ok = c.fromSocket(ctx, msg)
-		}
-		if !ok {
+		if !c.firstMessages(ctx, msg, peer) {
 			return
 		}
+		if c.conn != nil {
+			// Initialized: the agent has read its input so far, and
+			// reads the socket itself from now on.
+			c.in.close(errSocketHandedOver)
+			return
+		}
+	}
+}
+
+// errSocketHandedOver ends a WebSocket connection's input pipe once the
+// agent's reader reads the socket itself.
+var errSocketHandedOver = errors.New("acpnet: the socket is read by the agent's reader")
+
+// readFromSocket is the agent's Read once the connection is initialized:
+// the agent's reader reads the client's frames itself, so a message
+// reaches the agent without a hand-off between goroutines, and an agent
+// that stops reading stops reading the socket, as over stdio (SDK-9).
+// What is not for the agent is answered here (laterFrame). The input
+// ends (io.EOF) when the socket or the connection does.
+func (c *serverConn) readFromSocket(b []byte) (int, error) {
+	for len(c.pending) == 0 {
+		if c.readEnded {
+			return 0, io.EOF
+		}
+		c.pending, c.readEnded = c.nextFromSocket()
+	}
+	n := copy(b, c.pending)
+	c.pending = c.pending[n:]
+	return n, nil
+}
+
+// nextFromSocket reads frames until one is a line for the agent; ended
+// says the input is over instead.
+func (c *serverConn) nextFromSocket() (line []byte, ended bool) {
+	maxID := c.h.opts.MaxIDLength
+	for {
+		msg, err := c.rd.readShared(c.ws.sock, c.h.opts.MaxMessageBytes)
+		select {
+		case <-c.done: // shut down: what arrives now is not read
+			return nil, true
+		case <-c.agentGone:
+			return nil, true
+		default:
+		}
+		if err != nil {
+			c.socketFailed(err)
+			return nil, true
+		}
+		if msg == nil {
+			continue // a binary frame: ignored (TR-13)
+		}
+		act, reply, line := laterFrame(msg, maxID)
+		switch act {
+		case frameReply:
+			if !c.ws.reply(reply) {
+				c.shutdown(errPeerGone)
+				return nil, true
+			}
+			continue
+		case frameLimit:
+			c.closeForLimit(&LimitError{Limit: "MaxIDLength", Value: int64(maxID)})
+			return nil, true
+		}
+		return line, false
+	}
+}
+
+// socketFailed ends the connection for a failed read of the socket.
+func (c *serverConn) socketFailed(err error) {
+	if errors.Is(err, ErrMessageTooLarge) {
+		max := c.h.opts.MaxMessageBytes
+		c.closeForLimit(&LimitError{Limit: "MaxMessageBytes", Value: int64(max)})
+	} else {
+		c.shutdown(errPeerGone)
 	}
 }
 
@@ -201,20 +265,6 @@ func (c *serverConn) firstMessages(ctx context.Context, msg []byte, peer Peer) b
 		return false
 	}
 	return true
-}
-
-// fromSocket passes one of the client's frames to the agent (laterFrame).
-func (c *serverConn) fromSocket(ctx context.Context, msg []byte) bool {
-	maxID := c.h.opts.MaxIDLength
-	act, reply, line := laterFrame(msg, maxID)
-	switch act {
-	case frameReply:
-		return c.ws.reply(reply)
-	case frameLimit:
-		c.closeForLimit(&LimitError{Limit: "MaxIDLength", Value: int64(maxID)})
-		return false
-	}
-	return c.in.send(ctx, line) == nil
 }
 
 // protocolError closes a socket 1002, internalError 1011.

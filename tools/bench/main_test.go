@@ -11,9 +11,12 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == chunkRuntimeArg {
 		os.Exit(chunkRuntime(os.Stdin, os.Stdout))
 	}
-	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) {
+	// The cleanup replaces goleak's os.Exit, so it must exit with the code
+	// it is given: returning would exit 0 and hide a leak.
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
 		if refagentDir != "" {
 			_ = os.RemoveAll(refagentDir)
 		}
+		os.Exit(code)
 	}))
 }

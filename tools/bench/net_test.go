@@ -168,10 +168,11 @@ func BenchmarkNetRoundTrip(b *testing.B) {
 			reportCPU(b, cpu)
 		})
 		b.Run(transport+"/bare", func(b *testing.B) {
-			echo := newBareHTTPEcho(b)
+			newEcho := newBareHTTPEcho
 			if transport == "ws" {
-				echo = newBareWSEcho(b)
+				newEcho = newBareWSEcho
 			}
+			echo := newEcho(b)
 			defer echo.close()
 			line := []byte(`{"jsonrpc":"2.0","id":7,"method":"session/set_mode","params":{"sessionId":"sess_7f3a9c2e41b8","modeId":"code"}}`)
 			b.ReportAllocs()
@@ -185,6 +186,45 @@ func BenchmarkNetRoundTrip(b *testing.B) {
 			ts := startTSBench(b, transport)
 			defer ts.close(b)
 			ts.run(b, "ping", b.N)
+		})
+	}
+}
+
+// BenchmarkNetRoundTripPaired is BenchmarkNetRoundTrip's acpnet against
+// its bare echo, measured paired as BenchmarkRoundTripPaired is: every
+// iteration makes roundTripBatch round trips through each, alternating
+// which goes first, and acpnet/bare, which benchratio judges, is the
+// median over the run's iterations of acpnet's batch time over the echo's.
+// As separate benchmarks they ran seconds apart on a machine shared with
+// other work, and the ratio of their medians moved by a third between
+// runs. ns/op and floor-ns/op are one round trip's mean times.
+func BenchmarkNetRoundTripPaired(b *testing.B) {
+	for _, transport := range []string{"http", "ws"} {
+		b.Run(transport, func(b *testing.B) {
+			c, stop := openNet(b, transport)
+			defer stop()
+			newEcho := newBareHTTPEcho
+			if transport == "ws" {
+				newEcho = newBareWSEcho
+			}
+			echo := newEcho(b)
+			defer echo.close()
+			ctx := context.Background()
+			req := &gen.SetSessionModeRequest{SessionID: c.sid, ModeID: "code"}
+			line := []byte(`{"jsonrpc":"2.0","id":7,"method":"session/set_mode","params":{"sessionId":"sess_7f3a9c2e41b8","modeId":"code"}}`)
+			ours := func() {
+				for range roundTripBatch {
+					if _, err := c.side.Agent().SetSessionMode(ctx, req); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			floor := func() {
+				for range roundTripBatch {
+					echo.roundTrip(b, line)
+				}
+			}
+			reportPaired(b, "acpnet/bare", roundTripBatch, ours, floor, func(o, f time.Duration) float64 { return float64(o) / float64(f) })
 		})
 	}
 }
