@@ -52,6 +52,13 @@ type Config struct {
 	// KeepTranscripts keeps every check's wire transcript, not only those
 	// of the checks that did not pass.
 	KeepTranscripts bool
+	// ShareProcess runs the checks that need a session but nothing of the
+	// process's own (no Wire needs) on one launched, initialized agent
+	// process, shared by consecutive such checks, each creating its own
+	// sessions: an agent slow to start is graded in far fewer launches.
+	// A check that does not pass there is graded again on a fresh launch,
+	// whose result is reported, so sharing never changes a verdict.
+	ShareProcess bool
 }
 
 // checkBudget bounds one agent check as a whole: several response waits
@@ -82,13 +89,22 @@ func Grade(ctx context.Context, r *Registry[*Session], cfg Config) (Report, erro
 	if url := cfg.Target.URL; url != "" {
 		open, unmet = Dial, func(n WireNeeds) string { return n.unmet(url) }
 	}
-	launch := func(context.Context) (*Session, error) {
+	fresh := func() (*Session, error) {
 		s, err := open(cfg.Target, cfg.Timeout, cfg.ExitBound)
 		if err != nil {
 			return nil, err
 		}
 		s.authMethod, s.advertised = cfg.AuthMethod, known
 		return s, nil
+	}
+	pool := &sharedProcess{open: fresh}
+	defer pool.close()
+	launch := func(ctx context.Context) (*Session, error) {
+		req := requested(ctx)
+		if c, ok := r.Lookup(req.id); ok && cfg.ShareProcess && !req.fresh && shareable(c) {
+			return pool.lease(req.id)
+		}
+		return fresh()
 	}
 	rep, err := GradeWith(ctx, r, launch, Options{
 		Only:            cfg.Only,
@@ -106,6 +122,48 @@ func Grade(ctx context.Context, r *Registry[*Session], cfg Config) (Report, erro
 	}
 	rep.Advertised = known.report()
 	return rep, err
+}
+
+// shareable reports whether c can run on a process shared with other
+// checks: it needs a session, so the handshake is only its prerequisite,
+// and nothing of the process's own.
+func shareable(c Check[*Session]) bool {
+	return slices.Contains(c.Needs, NeedSession) && c.Wire == 0
+}
+
+// sharedProcess is the agent process the shareable checks of one grading
+// run on in turn (Config.ShareProcess). Only the grading's goroutine uses
+// it.
+type sharedProcess struct {
+	open func() (*Session, error)
+	cur  *Session
+}
+
+// lease returns the shared process for check id, launching a new one when
+// there is none or the last one was ended.
+func (p *sharedProcess) lease(id string) (*Session, error) {
+	if p.cur != nil && !p.cur.share.closed && !p.cur.Spoiled() {
+		p.cur.lease(id)
+		return p.cur, nil
+	}
+	p.close()
+	s, err := p.open()
+	if err != nil {
+		return nil, err
+	}
+	s.share = &shared{first: id}
+	s.tr.notef("shared process pid %d: launched for %s, kept for the next checks that can share it", s.PID(), id)
+	p.cur = s
+	return s, nil
+}
+
+// close ends the shared process, if any.
+func (p *sharedProcess) close() {
+	if p.cur != nil {
+		p.cur.Discard()
+		p.cur.Close()
+		p.cur = nil
+	}
 }
 
 // advertised is what the agent was seen to advertise, by gate name,

@@ -21,6 +21,10 @@ const (
 	// agent as written; over Streamable HTTP the transport answers such a
 	// body itself (TR-9) and the agent never sees it.
 	NeedsRawLines
+	// NeedsOwnHandshake: an initialize of the check's own (other params),
+	// so the check cannot run on a process another check initialized
+	// (Config.ShareProcess).
+	NeedsOwnHandshake
 )
 
 // unmet says why the agent served at url cannot be graded by a check with
@@ -146,6 +150,10 @@ type Result struct {
 	// Fixed is true when a baseline lists this check as a known failure but
 	// it passed: the baseline is stale.
 	Fixed bool `json:"fixedSinceBaseline,omitempty"`
+	// Regraded, when set, says how the check ended on an agent process it
+	// shared with other checks (Config.ShareProcess) before it was graded
+	// again on a fresh launch, whose result this is.
+	Regraded string `json:"regraded,omitempty"`
 	// Duration is how long the check took (in JSON, a Go duration string
 	// such as "41.2ms").
 	Duration time.Duration `json:"duration"`

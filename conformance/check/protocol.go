@@ -89,11 +89,28 @@ func initializeParams(version int) map[string]any {
 
 // Initialize performs the handshake. Any failure is returned as a check
 // failure; a -32000 answer as "needs a credential".
+// On a shared process another check initialized, it returns that
+// check's answer without initializing again, and says so in the
+// transcript.
 func (s *Session) Initialize(ctx context.Context) (*Handshake, error) {
-	return s.initializeWith(ctx, initializeParams(RequestedVersion))
+	if s.share != nil && s.share.handshake != nil {
+		s.tr.notef("initialize not sent again: the shared process's answer to %s's initialize stands", s.share.first)
+		return s.share.handshake, nil
+	}
+	h, err := s.initializeWith(ctx, initializeParams(RequestedVersion))
+	if err == nil && s.share != nil {
+		s.share.handshake = h
+	}
+	return h, err
 }
 
 func (s *Session) initializeWith(ctx context.Context, params map[string]any) (*Handshake, error) {
+	if s.share != nil && s.share.handshake != nil {
+		// Checks that initialize their own way declare NeedsOwnHandshake
+		// and never get a shared process; this failure is graded again on
+		// a fresh one.
+		return nil, Failf("initialize: the process is shared and %s initialized it already", s.share.first)
+	}
 	m, err := s.Call(ctx, gen.MethodInitialize, params)
 	if err != nil {
 		return nil, Failf("initialize: %v", err)

@@ -181,6 +181,18 @@ func WriteTable(w io.Writer, r Report) error {
 		line := fmt.Sprintf("%-*s  %-*s  %-*s  %s", width[0], row[0], width[1], row[1], width[2], row[2], row[3])
 		tw.printf("%s\n", strings.TrimRight(line, " "))
 	}
+	var regraded []Result
+	for _, res := range r.Results {
+		if res.Regraded != "" {
+			regraded = append(regraded, res)
+		}
+	}
+	if len(regraded) > 0 {
+		tw.printf("\ngraded again on a fresh launch, after not passing on the shared process: %d\n", len(regraded))
+		for _, res := range regraded {
+			tw.printf("  %s: %s\n", res.ID, oneLine(res.Regraded))
+		}
+	}
 	if groups := r.NotGradedGroups(); len(groups) > 0 {
 		tw.printf("\nnot graded: %d of %d mandatory checks\n", r.Mandatory.Total-r.Mandatory.Graded, r.Mandatory.Total)
 		for _, g := range groups {

@@ -154,25 +154,60 @@ func statusPhrase(s Status) string {
 	return string(s)
 }
 
-// runOne launches a fresh instance and runs c against it. It returns the
+// launchRequest is what GradeWith tells a Launcher, through the context it
+// calls it with: the check the instance is for, and whether it must be a
+// fresh one (the check is graded again after it did not pass on a shared
+// instance).
+type launchRequest struct {
+	id    string
+	fresh bool
+}
+
+type launchKey struct{}
+
+// requested is the launchRequest ctx carries (the zero one when none).
+func requested(ctx context.Context) launchRequest {
+	r, _ := ctx.Value(launchKey{}).(launchRequest)
+	return r
+}
+
+// sharedInstance is implemented by instances that may run on a peer other
+// checks share (Config.ShareProcess). Sharing must never change a verdict:
+// when a check on a shared peer does not pass, or the peer cannot serve
+// another check, the runner ends the shared peer and grades the check
+// again on a fresh instance, whose result is the one reported.
+type sharedInstance interface {
+	// Shared reports whether the instance runs on a shared peer.
+	Shared() bool
+	// Spoiled reports whether the shared peer can serve no further check:
+	// it exited, its output ended or the check was interrupted.
+	Spoiled() bool
+	// Discard makes Close end the shared peer instead of keeping it for
+	// the next check.
+	Discard()
+}
+
+// runOne launches an instance and runs c against it. It returns the
 // result, the need the check found unavailable (if any), and the peer as
 // it named itself.
 func runOne[S Instance](ctx context.Context, c Check[S], launch Launcher[S], o Options, mask *masker) (*Result, Need, Peer, error) {
 	start := time.Now()
-	s, err := launch(ctx)
+	s, err := launch(context.WithValue(ctx, launchKey{}, launchRequest{id: c.ID}))
 	if err != nil {
 		return nil, "", Peer{}, err
 	}
-	cctx, cancel := ctx, context.CancelFunc(func() {})
-	if o.Budget > 0 {
-		cctx, cancel = context.WithTimeout(ctx, o.Budget)
+	err = runOn(ctx, c, s, o)
+	regraded := ""
+	if sh, ok := any(s).(sharedInstance); ok && sh.Shared() && (err != nil || sh.Spoiled()) {
+		regraded = "on the shared process it ended " + endedAs(err, sh.Spoiled())
+		sh.Discard()
+		s.Close()
+		s, err = launch(context.WithValue(ctx, launchKey{}, launchRequest{id: c.ID, fresh: true}))
+		if err != nil {
+			return nil, "", Peer{}, err
+		}
+		err = runOn(ctx, c, s, o)
 	}
-	stop := context.AfterFunc(cctx, func() {
-		s.Interrupt(fmt.Sprintf("check stopped: %v", cctx.Err()))
-	})
-	err = c.Run(cctx, s)
-	stop()
-	cancel()
 	s.Close()
 	res := &Result{ID: c.ID, Tier: c.Tier, Title: c.Title, Pins: c.Pins, Gate: c.Gate, Status: StatusPass, Duration: time.Since(start)}
 	var found Need
@@ -184,11 +219,45 @@ func runOne[S Instance](ctx context.Context, c Check[S], launch Launcher[S], o O
 		}
 	}
 	res.Reason = mask.text(res.Reason)
+	res.Regraded = mask.text(regraded)
 	if o.KeepTranscripts || res.Status != StatusPass && res.Status != StatusSkip {
 		res.Transcript = mask.lines(s.Transcript())
+		if regraded != "" {
+			note := Line{Dir: DirNote, Text: res.Regraded + "; graded again on this fresh launch"}
+			res.Transcript = append([]Line{note}, res.Transcript...)
+		}
 		if rec, ok := any(s).(recorded); ok {
 			res.recording = rec.Recording()
 		}
 	}
 	return res, found, s.Peer(), nil
+}
+
+// runOn runs c against s within the check's budget; when the budget runs
+// out, s is interrupted.
+func runOn[S Instance](ctx context.Context, c Check[S], s S, o Options) error {
+	cctx, cancel := ctx, context.CancelFunc(func() {})
+	if o.Budget > 0 {
+		cctx, cancel = context.WithTimeout(ctx, o.Budget)
+	}
+	defer cancel()
+	stop := context.AfterFunc(cctx, func() {
+		s.Interrupt(fmt.Sprintf("check stopped: %v", cctx.Err()))
+	})
+	defer stop()
+	return c.Run(cctx, s)
+}
+
+// endedAs says briefly how a check on a shared peer ended, for the note
+// that it was graded again.
+func endedAs(err error, spoiled bool) string {
+	switch out, ok := asOutcome(err); {
+	case ok:
+		return fmt.Sprintf("%s (%s)", out.status, out.reason)
+	case err != nil:
+		return fmt.Sprintf("%s (%v)", StatusFail, err)
+	case spoiled:
+		return "passing, but the process cannot serve another check (it exited, its stdout ended, or the check was interrupted)"
+	}
+	return string(StatusPass)
 }

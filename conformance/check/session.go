@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/segmentio/encoding/json"
@@ -129,6 +130,28 @@ type Session struct {
 	// holdPermissions leaves session/request_permission unanswered for the
 	// check to answer (Reply); guarded by mu.
 	holdPermissions bool
+
+	// share is set on a process shared between consecutive checks
+	// (Config.ShareProcess); nil for a process of one check.
+	share *shared
+	// interrupted is set once Interrupt was called: the process cannot
+	// serve another check.
+	interrupted atomic.Bool
+}
+
+// shared is the state of an agent process that serves several checks in
+// turn, each with its own sessions. Only the grading's goroutine touches
+// it.
+type shared struct {
+	// first is the check that launched and initialized the process.
+	first string
+	// handshake is the first check's initialize answer, which every later
+	// check's Initialize returns instead of initializing again.
+	handshake *Handshake
+	// discard makes Close end the process instead of keeping it.
+	discard bool
+	// closed is set once the process was ended.
+	closed bool
 }
 
 // Launch starts the agent described by t.
@@ -210,6 +233,7 @@ func (s *Session) Peer() Peer { return s.peer }
 // write to an agent that stopped reading; every wait honours the check's
 // context.
 func (s *Session) Interrupt(note string) {
+	s.interrupted.Store(true)
 	s.tr.notef("%s", note)
 	s.CloseStdin()
 }
@@ -218,7 +242,7 @@ func (s *Session) reap() {
 	defer s.helpers.Done()
 	err := s.cmd.Wait()
 	s.exitErr = err
-	s.exitedAt = time.Since(s.tr.start)
+	s.exitedAt = s.tr.since()
 	if err != nil {
 		s.tr.notef("process exited: %v", err)
 	} else {
@@ -551,10 +575,54 @@ func (s *Session) Exited() bool {
 	}
 }
 
+// Shared reports whether the process serves several checks in turn
+// (Config.ShareProcess).
+func (s *Session) Shared() bool { return s.share != nil }
+
+// Spoiled reports whether the process can serve no further check: it
+// exited, its stdout ended, or a check was interrupted.
+func (s *Session) Spoiled() bool {
+	s.mu.Lock()
+	eof := s.eof
+	s.mu.Unlock()
+	return eof || s.Exited() || s.interrupted.Load()
+}
+
+// Discard makes Close end a shared process instead of keeping it for the
+// next check.
+func (s *Session) Discard() {
+	if s.share != nil {
+		s.share.discard = true
+	}
+}
+
+// lease hands a shared process to the next check, id: what the last check
+// left (its transcript, messages, held permissions) is dropped, so the
+// check sees only what it causes, as on a fresh process.
+func (s *Session) lease(id string) {
+	s.tr.restart()
+	s.mu.Lock()
+	s.msgs, s.holdPermissions = nil, false
+	s.broadcastLocked()
+	s.mu.Unlock()
+	s.tr.notef("shared process pid %d, initialized by %s (leased to %s)", s.PID(), s.share.first, id)
+}
+
 // Close ends the session: it closes stdin, kills the process group, reaps
 // the process and stops every helper goroutine. A descendant that left the
 // group and still holds stdout cannot delay Close: the read end is closed.
+// A shared process is kept for the next check instead, unless it was
+// discarded or is spoiled.
 func (s *Session) Close() {
+	if s.share != nil {
+		if !s.share.discard && !s.Spoiled() {
+			return
+		}
+		if s.share.closed {
+			return
+		}
+		s.share.closed = true
+	}
 	_ = s.stdin.Close() // also unblocks a write the agent never reads
 	if s.cmd == nil {
 		// An agent served at a URL: closing the connection ends it.

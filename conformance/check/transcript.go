@@ -64,7 +64,32 @@ func newTranscript(mask *masker) *transcript { return &transcript{start: time.No
 // add records one line, secrets masked before it is cut to length (so no
 // part of one survives the cut).
 func (t *transcript) add(dir Direction, b []byte) {
-	t.addLine(newLine(time.Since(t.start), dir, t.mask.text(string(b))))
+	text := t.mask.text(string(b))
+	t.mu.Lock()
+	t.lines = append(t.lines, newLine(time.Since(t.start), dir, text))
+	t.mu.Unlock()
+}
+
+// since is the time since the transcript's clock started.
+func (t *transcript) since() time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return time.Since(t.start)
+}
+
+// started is when the transcript's clock started.
+func (t *transcript) started() time.Time {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.start
+}
+
+// restart empties the transcript and starts its clock again: the next
+// check on a shared agent process records only its own lines.
+func (t *transcript) restart() {
+	t.mu.Lock()
+	t.lines, t.start = nil, time.Now()
+	t.mu.Unlock()
 }
 
 func (t *transcript) addLine(l Line) {

@@ -33,7 +33,7 @@ type recorded interface {
 
 // Recording is the agent's command line and directory, and the launch.
 func (s *Session) Recording() Recording {
-	rec := Recording{Command: s.url, Cwd: s.Cwd, Started: s.tr.start}
+	rec := Recording{Command: s.url, Cwd: s.Cwd, Started: s.tr.started()}
 	if s.cmd != nil {
 		rec.Command = strings.Join(s.cmd.Args, " ")
 	}

@@ -1,0 +1,178 @@
+package check_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"acpkit.dev/conformance/check"
+)
+
+// countedGrading is one grading of the reference agent and how many times
+// it launched the agent.
+type countedGrading struct {
+	rep      check.Report
+	launches int
+}
+
+// gradeCounted grades refagent run with flags, sharing processes or not,
+// counting launches through a shell that logs one line per launch and
+// execs the agent (same pid, so every process is still reaped).
+func gradeCounted(t *testing.T, share bool, b breaker) countedGrading {
+	t.Helper()
+	log := filepath.Join(t.TempDir(), "launches")
+	argv := append([]string{"/bin/sh", "-c", `echo launch >> "$0"; exec "$@"`, log, refagent}, b.flags...)
+	rep, err := check.Grade(context.Background(), check.Standard(), check.Config{
+		AuthMethod:      b.authMethod,
+		Target:          check.Target{Argv: argv, Dir: t.TempDir()},
+		Timeout:         testTimeout,
+		ExitBound:       testExitBound,
+		KeepTranscripts: true,
+		ShareProcess:    share,
+	})
+	require.NoError(t, err)
+	require.Len(t, rep.Results, len(check.Standard().Checks()))
+	out, err := os.ReadFile(log)
+	require.NoError(t, err)
+	return countedGrading{rep: rep, launches: bytes.Count(out, []byte("launch\n"))}
+}
+
+// assertSameResults asserts that a shared grading reports every check as
+// the unshared one does.
+func assertSameResults(t *testing.T, fresh, shared check.Report) {
+	t.Helper()
+	for i, f := range fresh.Results {
+		s := shared.Results[i]
+		require.Equal(t, f.ID, s.ID)
+		assert.Equal(t, f.Status, s.Status, "%s: fresh %q, shared %q", f.ID, f.Reason, s.Reason)
+		assert.Equal(t, f.NotLaunched, s.NotLaunched, f.ID)
+	}
+	assert.Equal(t, fresh.Verdict, shared.Verdict)
+	assert.Equal(t, fresh.Mandatory, shared.Mandatory)
+}
+
+// TestShareProcess_FewerLaunchesSameResults: sharing one process between
+// the session checks grades the reference agent with every capability in
+// far fewer launches than checks, with the results of a launch per check.
+func TestShareProcess_FewerLaunchesSameResults(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	all := breaker{flags: allCaps, authMethod: allCapsAuth}
+	fresh, shared := gradeCounted(t, false, all), gradeCounted(t, true, all)
+	assertSameResults(t, fresh.rep, shared.rep)
+	assert.Equal(t, check.VerdictOK, shared.rep.Verdict)
+	sessionChecks := 0
+	for _, c := range check.Standard().Checks() {
+		if slices.Contains(c.Needs, check.NeedSession) && c.Wire == 0 {
+			sessionChecks++
+		}
+	}
+	require.Greater(t, sessionChecks, 15)
+	assert.Equal(t, len(check.Standard().Checks()), fresh.launches, "unshared: a launch per check")
+	assert.Equal(t, fresh.launches-sessionChecks+1, shared.launches, "shared: one launch for all %d session checks", sessionChecks)
+	for _, r := range shared.rep.Results {
+		assert.Empty(t, r.Regraded, r.ID)
+	}
+}
+
+// TestShareProcess_TranscriptsHoldOnlyTheirCheck: a check on a shared
+// process records its own lines, says which process it shares and whose
+// handshake stands, and none of the lines of the checks before it.
+func TestShareProcess_TranscriptsHoldOnlyTheirCheck(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	g := gradeCounted(t, true, breaker{flags: allCaps, authMethod: allCapsAuth})
+	byID := map[string]check.Result{}
+	for _, r := range g.rep.Results {
+		byID[r.ID] = r
+	}
+	first := text(byID["session.new"].Transcript)
+	assert.Contains(t, first, "launched for session.new")
+	assert.Contains(t, first, `"method":"initialize"`)
+	later := text(byID["prompt.updates-before-response"].Transcript)
+	assert.Contains(t, later, "initialized by session.new")
+	assert.Contains(t, later, "initialize not sent again")
+	assert.NotContains(t, later, `"method":"initialize"`)
+	assert.NotContains(t, later, check.UnknownSessionID, "session.unknown-id's lines stay in its own transcript")
+	assert.NotContains(t, later, `"method":"authenticate"`, "authenticated once per process, by the first check")
+	assert.Equal(t, 1, strings.Count(later, `"method":"session/new"`))
+	// A check launched afresh says nothing of sharing.
+	assert.NotContains(t, text(byID["process.sigterm"].Transcript), "shared process")
+}
+
+func text(lines []check.Line) string {
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString(l.Text)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// TestShareProcess_FailureIsGradedAgainFresh: a check that fails on the
+// shared process is graded again on a fresh launch, the report says so,
+// and the next check gets a new shared process.
+func TestShareProcess_FailureIsGradedAgainFresh(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	g := gradeCounted(t, true, breakers["session.unknown-id"])
+	var regraded []string
+	for _, r := range g.rep.Results {
+		if r.Regraded != "" {
+			regraded = append(regraded, r.ID)
+		}
+	}
+	require.Equal(t, []string{"session.unknown-id"}, regraded)
+	res := resultOf(g.rep.Results, "session.unknown-id")
+	assert.Equal(t, check.StatusFail, res.Status)
+	assert.Contains(t, res.Regraded, "on the shared process it ended fail")
+	require.NotEmpty(t, res.Transcript)
+	assert.Contains(t, res.Transcript[0].Text, "graded again on this fresh launch")
+	assert.NotContains(t, text(res.Transcript), "shared process pid")
+	next := text(resultOf(g.rep.Results, "prompt.updates-before-response").Transcript)
+	assert.Contains(t, next, "launched for prompt.updates-before-response", "a new shared process after the failure")
+	var out bytes.Buffer
+	require.NoError(t, check.WriteTable(&out, g.rep))
+	assert.Contains(t, out.String(), "graded again on a fresh launch, after not passing on the shared process: 1\n  session.unknown-id: on the shared process it ended fail")
+}
+
+func resultOf(rs []check.Result, id string) check.Result {
+	i := slices.IndexFunc(rs, func(r check.Result) bool { return r.ID == id })
+	if i < 0 {
+		return check.Result{}
+	}
+	return rs[i]
+}
+
+// TestShareProcess_EveryBreakerGradesAsFresh: against every breaking flag
+// set, a shared grading reports what a launch per check reports, and
+// launches no more often, but for the checks it grades again.
+func TestShareProcess_EveryBreakerGradesAsFresh(t *testing.T) {
+	run := func(name string, b breaker) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			fresh, shared := gradeCounted(t, false, b), gradeCounted(t, true, b)
+			assertSameResults(t, fresh.rep, shared.rep)
+			// A check that does not pass on the shared process costs a
+			// second launch: the fresh one it is graded again on.
+			regraded := 0
+			for _, r := range shared.rep.Results {
+				if r.Regraded != "" {
+					regraded++
+				}
+			}
+			assert.LessOrEqual(t, shared.launches, fresh.launches+regraded)
+		})
+	}
+	for id, b := range breakers {
+		run(id, b)
+	}
+	for _, m := range moreBreakers {
+		run(m.id+"/"+strings.Join(m.flags, " "), m.breaker)
+	}
+}
