@@ -3,6 +3,7 @@
 //	acpcheck --command "gemini --acp" [--cwd DIR] [--json] [--timeout D]
 //	         [--exit-bound D] [--baseline FILE] [--only ID,ID] [-v]
 //	         [--transcripts DIR] [--html FILE] [--auth-method ID] [--agent-env NAME[=VALUE]]…
+//	         [--share-process]
 //	acpcheck --url http://127.0.0.1:8080/acp [the same flags]
 //	acpcheck --list
 //	acpcheck --version
@@ -128,6 +129,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, live bool
 	version := fs.Bool("version", false, "print acpcheck's version and exit")
 	html := fs.String("html", "", "also write the report as one self-contained HTML page to `FILE`")
 	authMethod := fs.String("auth-method", "", "authenticate with this advertised auth method `ID` before every session/new (and grade authenticate with it)")
+	share := fs.Bool("share-process", false, "run the checks that need a session on one initialized agent process, shared in turn, instead of a launch each (a check that does not pass there is graded again on a fresh launch)")
 	var env agentEnv
 	fs.Var(&env, "agent-env", "set `NAME=VALUE` in the agent's environment (repeatable); NAME alone passes acpcheck's own value, keeping it off every command line; values are masked in transcripts and reports")
 	switch err := fs.Parse(args); {
@@ -193,6 +195,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, live bool
 		Only:            ids,
 		Logger:          logger,
 		KeepTranscripts: *transcripts != "",
+		ShareProcess:    *share,
 	}
 	var bar *progressLine
 	if live {
