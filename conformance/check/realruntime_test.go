@@ -130,9 +130,17 @@ func gradeRealRuntime(t *testing.T, spec realruntime.Spec) string {
 	require.NoError(t, err)
 
 	argv, env := rt.Launch()
+	// Each launch logs a line, then execs the runtime (same pid), so the
+	// log says how many launches sharing saved.
+	launches := filepath.Join(t.TempDir(), "launches")
+	argv = append([]string{"/bin/sh", "-c", `echo launch >> "$0"; exec "$@"`, launches}, argv...)
 	rep, err := check.Grade(context.Background(), check.Standard(), check.Config{
-		Target:     check.Target{Argv: argv, Dir: cwd, Env: env},
-		AuthMethod: authMethods[spec.Kind],
+		Target: check.Target{Argv: argv, Dir: cwd, Env: env},
+		// A launch of these runtimes costs seconds of CPU: the session
+		// checks share one process; a check that does not pass there is
+		// graded again on a fresh launch, so no verdict changes.
+		ShareProcess: true,
+		AuthMethod:   authMethods[spec.Kind],
 		// Generous: on a loaded 2-core machine a runtime's start alone
 		// took 20-90 s (Gemini CLI's bundle). Only a failing wait costs it.
 		Timeout:   120 * time.Second,
@@ -142,6 +150,7 @@ func gradeRealRuntime(t *testing.T, spec realruntime.Spec) string {
 		Progress: func(p check.Progress) { t.Logf("check %d of %d: %s", p.N, p.Total, p.ID) },
 	})
 	require.NoError(t, err)
+	logLaunches(t, launches, rep)
 	rep.ApplyBaseline(baseline)
 	var out bytes.Buffer
 	require.NoError(t, check.WriteTable(&out, rep))
@@ -170,6 +179,24 @@ func gradeRealRuntime(t *testing.T, spec realruntime.Spec) string {
 
 // runtimeRow is kind's row of the README's runtime table: what the
 // grading learned the runtime advertises, and its grade.
+// logLaunches logs how many times the grading launched the runtime, how
+// many it would have without sharing, and which checks were graded again.
+func logLaunches(t *testing.T, path string, rep check.Report) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	unshared := 0
+	for _, r := range rep.Results {
+		if !r.NotLaunched {
+			unshared++
+		}
+		if r.Regraded != "" {
+			t.Logf("%s graded again on a fresh launch: %s", r.ID, r.Regraded)
+		}
+	}
+	t.Logf("%d launches (a launch per check: %d)", bytes.Count(b, []byte("launch\n")), unshared)
+}
+
 func runtimeRow(kind realruntime.Kind, rep check.Report) string {
 	adv := rep.Advertised
 	yes := func(gate string) string {
