@@ -152,7 +152,7 @@ func approvedNotice(r PermissionRequest, o PermissionOption, reason string) stri
 
 // pendingDecision is a permission request its hook is still deciding.
 type pendingDecision struct {
-	req    pumpRequest
+	ask    permissionAsk
 	perm   PermissionRequest
 	turn   *turnState // the turn it arrived in; nil between turns
 	cancel context.CancelFunc
@@ -168,13 +168,13 @@ type pumpDecided struct {
 
 // askHook hands a permission request to the hook on a goroutine of its
 // own; false when the hook cannot take it (unreadable params: PM-2).
-func (p *pump) askHook(m pumpRequest) bool {
+func (p *pump) askHook(m permissionAsk) bool {
 	perm, ok := decodePermissionRequest(m.params, p.sessionID)
 	if !ok {
 		return false
 	}
 	ctx, cancel := context.WithCancel(p.ctx)
-	d := &pendingDecision{req: m, perm: perm, turn: p.turn, cancel: cancel}
+	d := &pendingDecision{ask: m, perm: perm, turn: p.turn, cancel: cancel}
 	if t := p.turn; t != nil {
 		stop := context.AfterFunc(t.ctx, cancel)
 		d.cancel = func() { stop(); cancel() }
@@ -198,21 +198,21 @@ func (p *pump) decided(m pumpDecided) {
 	if t := d.turn; m.void || t != nil && (p.turn != t || t.ending || t.ctx.Err() != nil) {
 		// Its turn ended or is ending (the caller's cancel may still be
 		// on its way to the pump): TU-8's answer, no decision.
-		p.answer(d.req.reply, permissionCancelled, nil)
+		p.answer(d.ask.reply, permissionCancelled, nil)
 		return
 	}
-	d.req.at = p.s.a.now() // the decision's events are dated when it was made
+	d.ask.at = p.s.a.now() // the decision's events are dated when it was made
 	o, ok := d.perm.chosen(m.dec)
 	if !ok || !o.Allows() {
 		reject := ""
 		if ok && o.refuses() {
 			reject = o.ID // the hook's own choice of a refusing option
 		}
-		p.refusePermission(d.req, reject, m.dec.Reason)
+		p.refusePermission(d.ask, reject, m.dec.Reason)
 		return
 	}
-	p.answer(d.req.reply, permissionSelected(o.ID), nil)
-	p.emit(p.norm.Emit(normalize.Event{Type: normalize.Notification, Time: d.req.at, Message: approvedNotice(d.perm, o, m.dec.Reason)})...)
+	p.answer(d.ask.reply, permissionSelected(o.ID), nil)
+	p.emit(p.norm.Emit(normalize.Event{Type: normalize.Notification, Time: d.ask.at, Message: approvedNotice(d.perm, o, m.dec.Reason)})...)
 }
 
 // forgetDecision removes d from the pending decisions; false when it was
@@ -241,7 +241,7 @@ func (p *pump) cancelDecisions() {
 func (p *pump) answerDecisions() {
 	for _, d := range p.decisions {
 		d.cancel()
-		p.answer(d.req.reply, permissionCancelled, nil)
+		p.answer(d.ask.reply, permissionCancelled, nil)
 	}
 	p.decisions = nil
 }
