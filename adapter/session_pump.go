@@ -521,31 +521,18 @@ func (p *pump) refusePermission(m permissionAsk, optID, reason string) {
 	}
 }
 
-// selectRefusal reads the options of a permission request; unreadable
-// params offer no refusing option (PM-2). It reads only each option's id and
-// kind: gen.RequestPermissionRequest rejects the whole request for one
-// option missing its name or carrying an unknown kind, which would turn a
-// PM-1 refusal into a PM-2 cancellation.
+// selectRefusal picks PM-1's refusing option from a permission request's
+// params; unreadable params offer none (PM-2).
 func selectRefusal(params []byte) (string, bool) {
-	var opts []normalize.PermissionOption
-	readable := true
-	if options, ok := normalize.Member(params, "options"); ok {
-		readable = normalize.Elements(options, func(o []byte) {
-			if len(o) == 0 || o[0] != '{' {
-				readable = false
-				return
-			}
-			id, idOK := normalize.StringMember(o, "optionId")
-			kind, kindOK := normalize.StringMember(o, "kind")
-			if idOK && kindOK {
-				opts = append(opts, normalize.PermissionOption{OptionID: id, Kind: gen.PermissionOptionKind(kind)})
-			}
-		}) && readable
-	}
-	if !readable {
+	opts, ok := permissionOptions(params)
+	if !ok {
 		return "", false
 	}
-	return normalize.SelectRefusal(opts)
+	kinds := make([]normalize.PermissionOption, len(opts))
+	for i, o := range opts {
+		kinds[i] = normalize.PermissionOption{OptionID: o.ID, Kind: gen.PermissionOptionKind(o.Kind)}
+	}
+	return normalize.SelectRefusal(kinds)
 }
 
 // needPerson ends the attempt because only a person could answer (PM-6):

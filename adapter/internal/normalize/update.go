@@ -26,7 +26,7 @@ func DecodeNotification(params []byte) (sessionID []byte, update []byte, err err
 			update = value
 		}
 	})
-	if !ok || len(sid) < 2 || sid[0] != '"' || !isObject(update) {
+	if !ok || len(sid) < 2 || sid[0] != '"' || !IsObject(update) {
 		return nil, nil, ErrBadNotification
 	}
 	if bytes.IndexByte(sid, '\\') >= 0 {
@@ -211,7 +211,9 @@ func tag(update []byte) string {
 	return s
 }
 
-func isObject(raw []byte) bool { return firstByte(raw) == '{' }
+// IsObject reports whether raw is a JSON object (its first byte after
+// white space is '{').
+func IsObject(raw []byte) bool { return firstByte(raw) == '{' }
 
 func firstByte(raw []byte) byte {
 	for _, b := range raw {
