@@ -47,11 +47,8 @@ func authMethodIDs(methods []gen.AuthMethod) []string {
 		case *gen.AuthMethodUnknown:
 			// A method type newer than the schema: its id is still an
 			// advertised one.
-			var v struct {
-				ID string `json:"id"`
-			}
-			if json.Unmarshal(m.Raw, &v) == nil && v.ID != "" {
-				ids = append(ids, v.ID)
+			if id, _ := normalize.StringMember(m.Raw, "id"); id != "" {
+				ids = append(ids, id)
 			}
 		}
 	}

@@ -38,7 +38,7 @@ type handshakeFacts struct {
 // default, so it reads as "not advertised" rather than failing the start.
 func decodeInitialize(raw []byte) (handshakeFacts, bool) {
 	var r gen.InitializeResponse
-	if json.Unmarshal(raw, &r) != nil {
+	if r.UnmarshalJSON(raw) != nil {
 		return handshakeFacts{}, false
 	}
 	caps := r.AgentCapabilities

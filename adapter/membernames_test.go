@@ -47,3 +47,19 @@ func TestDI2_DI4_StopReasonMemberNameMatchesExactly(t *testing.T) {
 	assert.Equal(t, KindTurnOutcomeUnknown, res.Kind, "a result without stopReason does not decode (DI-4)")
 	assert.Equal(t, msgPromptUndecodable, res.Message)
 }
+
+func TestPM11_DI11_HookRequestMemberNamesMatchExactly(t *testing.T) {
+	// A hook sees the members PM-1 reads, by their exact names; so does
+	// DI-11's record of the refused tool call.
+	params := []byte(`{"sessionId":"sid","toolCall":{"toolCallId":"t","title":"ours","kind":"edit"},"TOOLCALL":{"toolCallId":"x","title":"other","kind":"read"},` +
+		`"options":[{"optionId":"a","name":"yes","kind":"allow_once"},{"OPTIONID":"b","name":"upper","KIND":"reject_once"}]}`)
+	r, ok := decodePermissionRequest(params, "sid")
+	require.True(t, ok)
+	assert.Equal(t, PermissionRequest{
+		SessionID: "sid", ToolCallID: "t", Title: "ours", ToolKind: "edit",
+		Options: []PermissionOption{{ID: "a", Name: "yes", Kind: "allow_once"}},
+	}, r)
+	p := &pump{turn: &turnState{}}
+	p.noteRefusal(params)
+	assert.Equal(t, []string{"t"}, p.turn.refusedCalls)
+}

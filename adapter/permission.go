@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/segmentio/encoding/json"
-
 	"acpkit.dev/acpsdk/gen"
 	"acpkit.dev/adapter/internal/normalize"
 )
@@ -85,42 +83,58 @@ const (
 
 // decodePermissionRequest reads a request for a hook; false when the
 // params are unreadable, which is PM-2's case whatever a hook would say.
+// Members are read by their exact names, as PM-1 reads the options.
 func decodePermissionRequest(params []byte, sessionID string) (PermissionRequest, bool) {
-	var raw struct {
-		SessionID string `json:"sessionId"`
-		ToolCall  struct {
-			ToolCallID string `json:"toolCallId"`
-			Title      string `json:"title"`
-			Kind       string `json:"kind"`
-		} `json:"toolCall"`
-		Options []struct {
-			OptionID json.RawMessage `json:"optionId"`
-			Name     json.RawMessage `json:"name"`
-			Kind     json.RawMessage `json:"kind"`
-		} `json:"options"`
-	}
-	if json.Unmarshal(params, &raw) != nil {
+	opts, ok := permissionOptions(params)
+	if !ok {
 		return PermissionRequest{}, false
 	}
-	r := PermissionRequest{
-		SessionID:  sessionID,
-		ToolCallID: raw.ToolCall.ToolCallID,
-		Title:      normalize.Cap(raw.ToolCall.Title),
-		ToolKind:   normalize.ToolKind(raw.ToolCall.Kind),
+	r := PermissionRequest{SessionID: sessionID, Options: opts}
+	if id, _ := normalize.StringMember(params, "sessionId"); id != "" {
+		r.SessionID = id
 	}
-	if raw.SessionID != "" {
-		r.SessionID = raw.SessionID
+	var kind string
+	if tc, ok := normalize.Member(params, "toolCall"); ok {
+		r.ToolCallID, _ = normalize.StringMember(tc, "toolCallId")
+		title, _ := normalize.StringMember(tc, "title")
+		r.Title = normalize.Cap(title)
+		kind, _ = normalize.StringMember(tc, "kind")
 	}
-	for _, o := range raw.Options {
-		var opt PermissionOption
-		if json.Unmarshal(o.OptionID, &opt.ID) != nil || json.Unmarshal(o.Kind, &opt.Kind) != nil {
-			continue // as PM-1 reads options: id and kind only
-		}
-		_ = json.Unmarshal(o.Name, &opt.Name)
-		opt.Name = normalize.Cap(opt.Name)
-		r.Options = append(r.Options, opt)
-	}
+	r.ToolKind = normalize.ToolKind(kind)
 	return r, true
+}
+
+// permissionOptions reads a permission request's options in sent order
+// (PM-1, PM-11): an option is its optionId and kind, both strings, and its
+// name; one without a string optionId or kind is left out. It reads no
+// more: gen.RequestPermissionRequest rejects the whole request for one
+// option missing its name or carrying an unknown kind, which would turn a
+// PM-1 refusal into a PM-2 cancellation. False when the params are not an
+// object or options is there but not an array of objects (PM-2).
+func permissionOptions(params []byte) ([]PermissionOption, bool) {
+	if !normalize.IsObject(params) {
+		return nil, false
+	}
+	options, ok := normalize.Member(params, "options")
+	if !ok {
+		return nil, true
+	}
+	var opts []PermissionOption
+	readable := true
+	readable = normalize.Elements(options, func(o []byte) {
+		if !normalize.IsObject(o) {
+			readable = false
+			return
+		}
+		id, idOK := normalize.StringMember(o, "optionId")
+		kind, kindOK := normalize.StringMember(o, "kind")
+		if !idOK || !kindOK {
+			return
+		}
+		name, _ := normalize.StringMember(o, "name")
+		opts = append(opts, PermissionOption{ID: id, Name: normalize.Cap(name), Kind: kind})
+	}) && readable
+	return opts, readable
 }
 
 // chosen is the offered option a decision selects; false when it selects
@@ -152,7 +166,7 @@ func approvedNotice(r PermissionRequest, o PermissionOption, reason string) stri
 
 // pendingDecision is a permission request its hook is still deciding.
 type pendingDecision struct {
-	req    pumpRequest
+	ask    permissionAsk
 	perm   PermissionRequest
 	turn   *turnState // the turn it arrived in; nil between turns
 	cancel context.CancelFunc
@@ -168,13 +182,13 @@ type pumpDecided struct {
 
 // askHook hands a permission request to the hook on a goroutine of its
 // own; false when the hook cannot take it (unreadable params: PM-2).
-func (p *pump) askHook(m pumpRequest) bool {
+func (p *pump) askHook(m permissionAsk) bool {
 	perm, ok := decodePermissionRequest(m.params, p.sessionID)
 	if !ok {
 		return false
 	}
 	ctx, cancel := context.WithCancel(p.ctx)
-	d := &pendingDecision{req: m, perm: perm, turn: p.turn, cancel: cancel}
+	d := &pendingDecision{ask: m, perm: perm, turn: p.turn, cancel: cancel}
 	if t := p.turn; t != nil {
 		stop := context.AfterFunc(t.ctx, cancel)
 		d.cancel = func() { stop(); cancel() }
@@ -198,21 +212,21 @@ func (p *pump) decided(m pumpDecided) {
 	if t := d.turn; m.void || t != nil && (p.turn != t || t.ending || t.ctx.Err() != nil) {
 		// Its turn ended or is ending (the caller's cancel may still be
 		// on its way to the pump): TU-8's answer, no decision.
-		p.answer(d.req.reply, permissionCancelled, nil)
+		p.answer(d.ask.reply, permissionCancelled, nil)
 		return
 	}
-	d.req.at = p.s.a.now() // the decision's events are dated when it was made
+	d.ask.at = p.s.a.now() // the decision's events are dated when it was made
 	o, ok := d.perm.chosen(m.dec)
 	if !ok || !o.Allows() {
 		reject := ""
 		if ok && o.refuses() {
 			reject = o.ID // the hook's own choice of a refusing option
 		}
-		p.refusePermission(d.req, reject, m.dec.Reason)
+		p.refusePermission(d.ask, reject, m.dec.Reason)
 		return
 	}
-	p.answer(d.req.reply, permissionSelected(o.ID), nil)
-	p.emit(p.norm.Emit(normalize.Event{Type: normalize.Notification, Time: d.req.at, Message: approvedNotice(d.perm, o, m.dec.Reason)})...)
+	p.answer(d.ask.reply, permissionSelected(o.ID), nil)
+	p.emit(p.norm.Emit(normalize.Event{Type: normalize.Notification, Time: d.ask.at, Message: approvedNotice(d.perm, o, m.dec.Reason)})...)
 }
 
 // forgetDecision removes d from the pending decisions; false when it was
@@ -241,7 +255,7 @@ func (p *pump) cancelDecisions() {
 func (p *pump) answerDecisions() {
 	for _, d := range p.decisions {
 		d.cancel()
-		p.answer(d.req.reply, permissionCancelled, nil)
+		p.answer(d.ask.reply, permissionCancelled, nil)
 	}
 	p.decisions = nil
 }
@@ -252,13 +266,9 @@ func (p *pump) noteRefusal(params []byte) {
 	if t := p.turn; t != nil {
 		t.refusals++
 		t.updatedAfterRefusal = false
-		var req struct {
-			ToolCall struct {
-				ToolCallID string `json:"toolCallId"`
-			} `json:"toolCall"`
-		}
-		if json.Unmarshal(params, &req) == nil && req.ToolCall.ToolCallID != "" {
-			t.refusedCalls = append(t.refusedCalls, req.ToolCall.ToolCallID)
+		tc, _ := normalize.Member(params, "toolCall")
+		if id, _ := normalize.StringMember(tc, "toolCallId"); id != "" {
+			t.refusedCalls = append(t.refusedCalls, id)
 		}
 	}
 }
@@ -274,10 +284,7 @@ func (p *pump) noteUpdate(variant string, update []byte) {
 		return
 	}
 	if variant == gen.SessionUpdateToolCallUpdateTag {
-		var u struct {
-			ToolCallID string `json:"toolCallId"`
-		}
-		if json.Unmarshal(update, &u) == nil && slices.Contains(t.refusedCalls, u.ToolCallID) {
+		if id, ok := normalize.StringMember(update, "toolCallId"); ok && slices.Contains(t.refusedCalls, id) {
 			return
 		}
 	}

@@ -94,46 +94,28 @@ func (s *session) watchStdout() {
 	}
 }
 
-// inbound is the connection's OrderedFunc: it runs on the
-// connection's dispatcher goroutine and hands each item to the pump, so the
-// pump's messages from the connection are in read order (EV-13). A full
-// pump makes it wait, and the connection's bound then stops the reader.
+// inbound is the connection's OrderedFunc: it runs on the connection's
+// dispatcher goroutine and hands each item, stamped with the time it was
+// read, to the pump, so the pump's messages from the connection are in read
+// order (EV-13). A full pump makes it wait, and the connection's bound then
+// stops the reader.
 func (s *session) inbound(ctx context.Context, in *acpsdk.Inbound) {
-	at := s.a.now()
-	var m any
-	switch in.Kind {
-	case acpsdk.InboundNotification:
-		if in.Request.Method != gen.MethodSessionUpdate {
-			s.log.Debug(logUnhandledNotification, "method", in.Request.Method) // EV-12
-			return
-		}
-		m = pumpUpdate{params: in.Request.Params, at: at}
-	case acpsdk.InboundRequest:
-		r := in.Request
-		m = pumpRequest{method: r.Method, params: r.Params, nullID: string(r.ID) == "null", at: at, reply: in.Reply}
-	case acpsdk.InboundResponse:
-		m = pumpResponse{in: in}
-	case acpsdk.InboundBadLine:
-		m = pumpBadLine{at: at}
-	case acpsdk.InboundOversize:
-		m = pumpOversize{}
-	case acpsdk.InboundMark:
-		m = pumpMark{v: in.Mark}
-	case acpsdk.InboundEnd:
+	m := pumpMsg{in: in, at: s.a.now()}
+	if in.Kind == acpsdk.InboundEnd {
 		// The end is delivered even when Close is what ended the
 		// connection (and ctx with it): an open turn ends on it.
 		select {
-		case s.pump.in <- pumpEnd{err: in.Err}:
+		case s.pump.in <- m:
 		case <-s.pump.done:
 		}
 		return
 	}
-	if s.pump.send(ctx, m) || in.Reply == nil {
+	if s.pump.put(ctx, m) || in.Reply == nil {
 		return
 	}
 	// The connection is closing or the pump is gone (TD-1); a null-id
 	// update is still never answered (EV-12).
-	if r, _ := m.(pumpRequest); r.method == gen.MethodSessionUpdate && r.nullID {
+	if in.Request.Method == gen.MethodSessionUpdate && nullID(in.Request) {
 		in.Reply.Skip()
 		return
 	}

@@ -30,7 +30,12 @@ func TestMain(m *testing.M) {
 		os.Exit(referenceagent.Main(os.Args[2:]))
 	}
 	fakeagent.Main(map[string]fakeagent.Scenario{"coop": coopAgent, "hello": helloAgent, "hostile": hostile.Scenario})
-	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) { cleanupRefagent() }))
+	// The cleanup must exit with the code itself: one that returns leaves
+	// TestMain returning, and a leak found would pass unseen.
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		cleanupRefagent()
+		os.Exit(code)
+	}))
 }
 
 // record is one captured log record.

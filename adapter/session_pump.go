@@ -27,7 +27,7 @@ import (
 // read before it (EV-13) and its events follow the wire.
 type pump struct {
 	s    *session
-	in   chan any
+	in   chan pumpMsg
 	stop chan struct{}
 	done chan struct{}
 	// ctx ends when the pump stops; goroutines it starts use it.
@@ -88,33 +88,31 @@ type pump struct {
 // without bound.
 const maxQueued = 4096
 
-// Pump messages. The first group is what the connection read, posted by
-// session.inbound in read order; the others come from the start, RunTurn
-// and teardown.
+// pumpMsg is one message to the pump: an item the connection read (in),
+// stamped with the time it was read, posted by session.inbound in read
+// order; or a control from the start, RunTurn, teardown or a goroutine of
+// the pump's own (ctl). Exactly one of in and ctl is set.
+type pumpMsg struct {
+	in  *acpsdk.Inbound
+	at  time.Time
+	ctl pumpControl
+}
+
+// pumpControl is a message from the adapter's own side of the session;
+// apply runs it on the pump.
+type pumpControl interface {
+	apply(p *pump)
+}
+
+// The controls of the start, RunTurn and teardown; a hook's decision
+// (pumpDecided) and a source's answer (pumpDrained) live beside their
+// goroutines.
 type (
-	pumpUpdate struct {
-		params []byte
-		at     time.Time
-	}
-	pumpRequest struct {
-		method string
-		params []byte
-		// nullID: the request carried "id": null (EV-12, PM-10).
-		nullID bool
-		at     time.Time
-		reply  replier
-	}
 	// pumpSourceOpened tells the pump the session's confirmed measurement
 	// source, or that none survived its Open (MS-4).
 	pumpSourceOpened struct {
 		source measure.Source
 	}
-	pumpResponse struct{ in *acpsdk.Inbound }
-	pumpBadLine  struct{ at time.Time }
-	pumpOversize struct{}
-	pumpEnd      struct{ err error }
-	pumpMark     struct{ v any }
-
 	// pumpStage announces start facts before the call whose response
 	// decides them is sent (SS-1).
 	pumpStage struct{ st *startStage }
@@ -124,11 +122,43 @@ type (
 		w  *loadWatch
 		st *startStage
 	}
+	// pumpLoadEnd: SR-6, an unconfirmed load's id stops being the
+	// session's own.
 	pumpLoadEnd struct{}
 	pumpTurn    struct{ req *turnRequest }
 	// pumpAnswerOpen is TD-1: answer everything open, then ack.
 	pumpAnswerOpen struct{ ack chan struct{} }
 )
+
+func (m pumpSourceOpened) apply(p *pump) {
+	p.source = m.source
+	if m.source == nil {
+		p.caps.Lower(normalize.TokenCounts)
+	}
+}
+
+func (m pumpStage) apply(p *pump)   { p.stage = m.st }
+func (m pumpLoad) apply(p *pump)    { p.load, p.stage = m.w, m.st }
+func (pumpLoadEnd) apply(p *pump)   { p.load, p.stage = nil, nil }
+func (m pumpTurn) apply(p *pump)    { p.requestTurn(m.req) }
+func (m pumpDecided) apply(p *pump) { p.decided(m) }
+func (m pumpDrained) apply(p *pump) { p.drained(m) }
+
+func (m pumpAnswerOpen) apply(p *pump) {
+	p.closing = true
+	p.drainRequests()
+	p.answerDecisions() // PM-11: TD-1 for the requests a hook was deciding
+	// Ack once every answer and session/cancel sent so far is queued, so
+	// the flush that follows writes them too; teardown bounds the wait.
+	// What is answered later is not waited for.
+	sent := slices.Clone(p.sends)
+	p.wg.Go(func() {
+		for _, done := range sent {
+			<-done
+		}
+		close(m.ack)
+	})
+}
 
 // replier answers one agent-initiated request: *acpsdk.Reply, or a
 // recorder in tests.
@@ -163,7 +193,7 @@ func newPump(s *session) *pump {
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &pump{
 		s:      s,
-		in:     make(chan any, 64),
+		in:     make(chan pumpMsg, 64),
 		stop:   make(chan struct{}),
 		done:   make(chan struct{}),
 		ctx:    ctx,
@@ -175,9 +205,27 @@ func newPump(s *session) *pump {
 	return p
 }
 
-// send hands m to the pump, waiting for room; false when ctx ended or the
+// send hands the control c to the pump, waiting for room; false when ctx
+// ended or the pump is gone.
+func (p *pump) send(ctx context.Context, c pumpControl) bool {
+	return p.put(ctx, pumpMsg{ctl: c})
+}
+
+// put hands m to the pump, waiting for room; false when ctx ended or the
 // pump is gone.
-func (p *pump) send(ctx context.Context, m any) bool {
+func (p *pump) put(ctx context.Context, m pumpMsg) bool {
+	// Where there is room, a plain send: under a stream of updates the
+	// three-way select below cost more than the pump's work on an update.
+	select {
+	case <-p.done:
+		return false
+	default:
+	}
+	select {
+	case p.in <- m:
+		return true
+	default:
+	}
 	select {
 	case p.in <- m:
 		return true
@@ -189,7 +237,7 @@ func (p *pump) send(ctx context.Context, m any) bool {
 }
 
 // post is send without a caller context.
-func (p *pump) post(m any) bool { return p.send(p.ctx, m) }
+func (p *pump) post(c pumpControl) bool { return p.send(p.ctx, c) }
 
 // run is the pump loop.
 func (p *pump) run() {
@@ -213,6 +261,7 @@ func (p *pump) run() {
 		select {
 		case m := <-p.in:
 			p.handle(m)
+			p.handleQueued()
 		case <-callDone:
 			p.promptSettled()
 		case <-turnCtx:
@@ -235,61 +284,58 @@ func (p *pump) run() {
 	}
 }
 
-func (p *pump) handle(m any) {
-	switch m := m.(type) {
-	case pumpUpdate:
-		p.update(m)
-	case pumpRequest:
-		p.request(m)
-	case pumpResponse:
-		p.response(m)
-	case pumpBadLine:
-		p.emit(p.norm.Malformed(normalize.MsgUnparsableLine, m.at)...)
-	case pumpOversize:
+// maxBatch bounds the messages handleQueued takes before the pump selects
+// again (timers, the caller's end, stop).
+const maxBatch = 64
+
+// handleQueued handles the messages already queued, up to maxBatch, before
+// the pump selects again: under a stream of updates one select per message
+// over five channels cost more than the pump's work on an update. It stops
+// at once when the open turn's caller has given up, so TU-7 waits for
+// nothing; a timer that fired waits at most the batch.
+func (p *pump) handleQueued() {
+	for range maxBatch {
+		if t := p.turn; t != nil && !t.ending && t.ctx.Err() != nil {
+			return
+		}
+		select {
+		case m := <-p.in:
+			p.handle(m)
+		default:
+			return
+		}
+	}
+}
+
+// handle runs one message: a control, or an item the connection read.
+func (p *pump) handle(m pumpMsg) {
+	if m.ctl != nil {
+		m.ctl.apply(p)
+		return
+	}
+	in, at := m.in, m.at
+	switch in.Kind {
+	case acpsdk.InboundNotification:
+		if in.Request.Method != gen.MethodSessionUpdate {
+			p.s.log.Debug(logUnhandledNotification, "method", in.Request.Method) // EV-12
+			return
+		}
+		p.update(in.Request.Params, at)
+	case acpsdk.InboundRequest:
+		p.request(in.Request, in.Reply, at)
+	case acpsdk.InboundResponse:
+		p.response(in)
+	case acpsdk.InboundBadLine:
+		p.emit(p.norm.Malformed(normalize.MsgUnparsableLine, at)...)
+	case acpsdk.InboundOversize:
 		p.oversize()
-	case pumpEnd:
-		p.streamEnd(m.err)
-	case pumpMark:
-		if req, ok := m.v.(*turnRequest); ok && req == p.pendingTurn {
+	case acpsdk.InboundEnd:
+		p.streamEnd(in.Err)
+	case acpsdk.InboundMark:
+		if req, ok := in.Mark.(*turnRequest); ok && req == p.pendingTurn {
 			p.pendingTurn = nil
 			p.startTurn(req)
 		}
-	case pumpStage:
-		p.stage = m.st
-	case pumpSourceOpened:
-		p.source = m.source
-		if m.source == nil {
-			p.caps.Lower(normalize.TokenCounts)
-		}
-	case pumpLoad:
-		p.load, p.stage = m.w, m.st
-	case pumpLoadEnd:
-		// SR-6: an unconfirmed load's id stops being the session's own.
-		p.load, p.stage = nil, nil
-	case pumpTurn:
-		p.requestTurn(m.req)
-	case pumpDecided:
-		p.decided(m)
-	case pumpDrained:
-		p.drained(m)
-	case pumpProbe:
-		m(p)
-	case pumpAnswerOpen:
-		p.closing = true
-		p.drainRequests()
-		p.answerDecisions() // PM-11: TD-1 for the requests a hook was deciding
-		// Ack once every answer and session/cancel sent so far is queued,
-		// so the flush that follows writes them too; teardown bounds the
-		// wait. What is answered later is not waited for.
-		sent := slices.Clone(p.sends)
-		p.wg.Add(1)
-		go func() {
-			defer p.wg.Done()
-			for _, done := range sent {
-				<-done
-			}
-			close(m.ack)
-		}()
 	}
 }
 
@@ -309,11 +355,12 @@ func (p *pump) emit(evs ...normalize.Event) {
 	}
 }
 
-// update normalizes one session/update (EV-1..EV-10).
-func (p *pump) update(m pumpUpdate) {
-	sid, upd, err := normalize.DecodeNotification(m.params)
+// update normalizes the params of one session/update read at at
+// (EV-1..EV-10).
+func (p *pump) update(params []byte, at time.Time) {
+	sid, upd, err := normalize.DecodeNotification(params)
 	if err != nil {
-		p.emit(p.norm.Malformed(normalize.MsgUnparsableLine, m.at)...)
+		p.emit(p.norm.Malformed(normalize.MsgUnparsableLine, at)...)
 		return
 	}
 	// SR-6: while a load is outstanding its id counts as the session's own.
@@ -322,7 +369,7 @@ func (p *pump) update(m pumpUpdate) {
 		p.s.log.Debug(logForeignUpdate, "session_id", string(sid))
 		return
 	}
-	evs, info := p.norm.Update(upd, m.at)
+	evs, info := p.norm.Update(upd, at)
 	p.noteUpdate(info.Variant, upd) // DI-11
 	switch {
 	case info.FirstUnknown:
@@ -354,15 +401,15 @@ func (p *pump) adopt(st *startStage) {
 // response handles a response read from the runtime: the open turn's
 // prompt answer ends the turn where it was read (EV-13); a session call's
 // answer decides the start facts staged for it (SS-1).
-func (p *pump) response(m pumpResponse) {
-	call := m.in.Call
+func (p *pump) response(in *acpsdk.Inbound) {
+	call := in.Call
 	if call == nil {
-		p.s.log.Debug(logUnmatchedResponse, "id", string(m.in.ID)) // TU-10
+		p.s.log.Debug(logUnmatchedResponse, "id", string(in.ID)) // TU-10
 		return
 	}
 	var raw json.RawMessage
 	if t := p.turn; t != nil && t.call != nil && call.ID() == t.call.ID() {
-		err := m.in.Result(&raw)
+		err := in.Result(&raw)
 		p.promptDone(raw, err)
 		return
 	}
@@ -370,7 +417,7 @@ func (p *pump) response(m pumpResponse) {
 	if st == nil || call.Method() != st.method {
 		return
 	}
-	if err := m.in.Result(&raw); err != nil {
+	if err := in.Result(&raw); err != nil {
 		p.stage = nil // the start falls back or fails; it stages again
 		return
 	}
@@ -425,49 +472,62 @@ func (p *pump) sendOff(send func()) <-chan struct{} {
 	return done
 }
 
-// request answers an agent-initiated request (PM-1..PM-5, TU-8, PM-7).
-func (p *pump) request(m pumpRequest) {
-	if m.method == gen.MethodSessionUpdate && m.nullID {
+// permissionAsk is a permission request being answered: its params, how
+// to answer it, and when it was read (or decided, PM-11).
+type permissionAsk struct {
+	params []byte
+	reply  replier
+	at     time.Time
+}
+
+// request answers an agent-initiated request read at at (PM-1..PM-5, TU-8,
+// PM-7).
+func (p *pump) request(req *acpsdk.Request, reply replier, at time.Time) {
+	if req.Method == gen.MethodSessionUpdate && nullID(req) {
 		// EV-12: a session/update with a null id is a notification.
-		m.reply.Skip()
-		p.update(pumpUpdate{params: m.params, at: m.at})
+		reply.Skip()
+		p.update(req.Params, at)
 		return
 	}
 	if p.closing {
-		res, err := teardownAnswer(m.method)
-		p.answer(m.reply, res, err)
+		res, err := teardownAnswer(req.Method)
+		p.answer(reply, res, err)
 		return
 	}
-	switch m.method {
+	switch req.Method {
 	case gen.MethodSessionRequestPermission:
 	case gen.MethodElicitationCreate:
-		p.answer(m.reply, nil, acpsdk.ErrMethodNotFound)
+		p.answer(reply, nil, acpsdk.ErrMethodNotFound)
 		if p.turn != nil && p.turn.ending {
 			return
 		}
-		p.emit(p.norm.Emit(normalize.Event{Type: normalize.Notification, Time: m.at, Message: normalize.MsgElicitation})...)
+		p.emit(p.norm.Emit(normalize.Event{Type: normalize.Notification, Time: at, Message: normalize.MsgElicitation})...)
 		p.needPerson(normalize.ElicitationDetail)
 		return
 	default:
 		// PM-4: any other method, fs/* and terminal/* included (TC-4).
-		p.answer(m.reply, nil, acpsdk.ErrMethodNotFound)
-		p.emit(p.norm.Malformed(normalize.MsgUnimplementedMethod, m.at)...)
+		p.answer(reply, nil, acpsdk.ErrMethodNotFound)
+		p.emit(p.norm.Malformed(normalize.MsgUnimplementedMethod, at)...)
 		return
 	}
 	if p.turn != nil && p.turn.ending {
-		p.answer(m.reply, permissionCancelled, nil) // TU-8
+		p.answer(reply, permissionCancelled, nil) // TU-8
 		return
 	}
-	if p.s.a.permissionHook != nil && p.askHook(m) {
+	ask := permissionAsk{params: req.Params, reply: reply, at: at}
+	if p.s.a.permissionHook != nil && p.askHook(ask) {
 		return // PM-11: decided off the pump (permission.go)
 	}
-	p.refusePermission(m, "", "")
+	p.refusePermission(ask, "", "")
 }
+
+// nullID reports whether a request carried "id": null (EV-12, PM-10).
+func nullID(req *acpsdk.Request) bool { return string(req.ID) == "null" }
 
 // refusePermission refuses a permission request (PM-1, PM-2): with the
 // option optID when a hook chose a reject option, else PM-1's choice; the
 // notice is PM-1's unless a hook gave its reason.
-func (p *pump) refusePermission(m pumpRequest, optID, reason string) {
+func (p *pump) refusePermission(m permissionAsk, optID, reason string) {
 	ok := optID != ""
 	if !ok {
 		optID, ok = selectRefusal(m.params)
@@ -497,31 +557,18 @@ func (p *pump) refusePermission(m pumpRequest, optID, reason string) {
 	}
 }
 
-// selectRefusal reads the options of a permission request; unreadable
-// params offer no refusing option (PM-2). It reads only each option's id and
-// kind: gen.RequestPermissionRequest rejects the whole request for one
-// option missing its name or carrying an unknown kind, which would turn a
-// PM-1 refusal into a PM-2 cancellation.
+// selectRefusal picks PM-1's refusing option from a permission request's
+// params; unreadable params offer none (PM-2).
 func selectRefusal(params []byte) (string, bool) {
-	var opts []normalize.PermissionOption
-	readable := true
-	if options, ok := normalize.Member(params, "options"); ok {
-		readable = normalize.Elements(options, func(o []byte) {
-			if len(o) == 0 || o[0] != '{' {
-				readable = false
-				return
-			}
-			id, idOK := normalize.StringMember(o, "optionId")
-			kind, kindOK := normalize.StringMember(o, "kind")
-			if idOK && kindOK {
-				opts = append(opts, normalize.PermissionOption{OptionID: id, Kind: gen.PermissionOptionKind(kind)})
-			}
-		}) && readable
-	}
-	if !readable {
+	opts, ok := permissionOptions(params)
+	if !ok {
 		return "", false
 	}
-	return normalize.SelectRefusal(opts)
+	kinds := make([]normalize.PermissionOption, len(opts))
+	for i, o := range opts {
+		kinds[i] = normalize.PermissionOption{OptionID: o.ID, Kind: gen.PermissionOptionKind(o.Kind)}
+	}
+	return normalize.SelectRefusal(kinds)
 }
 
 // needPerson ends the attempt because only a person could answer (PM-6):
@@ -654,7 +701,3 @@ func promptError(err error) (normalize.Outcome, error, bool) {
 	}
 	return normalize.Outcome{}, err, false
 }
-
-// pumpProbe runs a function on the pump goroutine; tests use it to look at
-// pump-owned state without a race.
-type pumpProbe func(p *pump)

@@ -50,10 +50,16 @@ func TestTD1_OpenRequestsAnsweredAtTeardown(t *testing.T) {
 	a := &Adapter{now: time.Now}
 	p := newPump(&session{a: a, log: slog.New(slog.DiscardHandler)})
 	perm, elicit := newRecordedReply(), newRecordedReply()
-	p.in <- pumpRequest{method: gen.MethodSessionRequestPermission, params: []byte(`{"options":[{"optionId":"r","kind":"reject_once"}]}`), reply: perm}
-	p.in <- pumpRequest{method: gen.MethodElicitationCreate, reply: elicit}
+	// Two requests read before teardown began, still queued to the pump.
+	request := func(method, params string, reply replier) pumpProbe {
+		return func(p *pump) {
+			p.request(&acpsdk.Request{Method: method, Params: []byte(params), ID: []byte("1")}, reply, time.Now())
+		}
+	}
+	require.True(t, p.post(request(gen.MethodSessionRequestPermission, `{"options":[{"optionId":"r","kind":"reject_once"}]}`, perm)))
+	require.True(t, p.post(request(gen.MethodElicitationCreate, `{}`, elicit)))
 	ack := make(chan struct{})
-	p.handle(pumpAnswerOpen{ack: ack})
+	p.handle(pumpMsg{ctl: pumpAnswerOpen{ack: ack}})
 	<-ack
 	<-perm.done
 	assert.Equal(t, permissionCancelled, perm.result, "teardown answers cancelled, not the refusal")
@@ -61,7 +67,7 @@ func TestTD1_OpenRequestsAnsweredAtTeardown(t *testing.T) {
 	assert.ErrorIs(t, elicit.err, acpsdk.ErrMethodNotFound)
 	// A request arriving after teardown began gets the same answers.
 	late := newRecordedReply()
-	p.handle(pumpRequest{method: gen.MethodSessionRequestPermission, reply: late})
+	p.handle(pumpMsg{ctl: request(gen.MethodSessionRequestPermission, `{}`, late)})
 	<-late.done
 	assert.Equal(t, permissionCancelled, late.result)
 	p.cancel()

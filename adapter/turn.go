@@ -40,7 +40,7 @@ type turnState struct {
 	override *normalize.Outcome
 	timer    *time.Timer
 	// call is the prompt in flight. Its answer ends the turn where it was
-	// read (pumpResponse); watchCall: the pump also watches call.Done, for
+	// read (an InboundResponse); watchCall: the pump also watches call.Done, for
 	// the one outcome that is not read from the runtime, a failed write.
 	call      *acpsdk.PendingCall
 	watchCall bool
@@ -115,7 +115,7 @@ func (a *Adapter) RunTurn(ctx context.Context, sess Session, p TurnParams) (Turn
 		return refuse(newError(KindResponseTimeout, msgTurnStartTimeout, nil))
 	}
 	select {
-	case s.pump.in <- pumpTurn{req}:
+	case s.pump.in <- pumpMsg{ctl: pumpTurn{req}}:
 	case <-ctx.Done():
 		return TurnResult{SessionID: s.id}, ctx.Err()
 	case <-bound.C:
@@ -280,8 +280,8 @@ func (p *pump) timerFired() {
 }
 
 // promptSettled: the prompt call has its outcome. An answer read from the
-// runtime reaches the pump in read order as pumpResponse, and the stream's
-// end as pumpEnd; only a failed write is taken from here.
+// runtime reaches the pump in read order as an InboundResponse, and the stream's
+// end as an InboundEnd; only a failed write is taken from here.
 func (p *pump) promptSettled() {
 	t := p.turn
 	t.watchCall = false

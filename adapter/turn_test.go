@@ -60,18 +60,18 @@ func TestTU2_CallerContextEndedFirst(t *testing.T) {
 func TestTU2_TurnStartHandshakeBounded(t *testing.T) {
 	// A pump that never takes the request: the handshake gives up after the
 	// read timeout.
-	p := &pump{in: make(chan any), done: make(chan struct{})}
+	p := &pump{in: make(chan pumpMsg), done: make(chan struct{})}
 	s := &session{readTimeout: 50 * time.Millisecond, pump: p}
 	a := &Adapter{}
 	r, err := a.RunTurn(context.Background(), Session{s: s}, TurnParams{})
 	assert.ErrorIs(t, err, &Error{Kind: KindResponseTimeout, Message: "timed out waiting for the agent connection to start the turn"})
 	assert.Equal(t, KindResponseTimeout, r.Kind)
 	// A pump that takes the request but never accepts it.
-	p2 := &pump{in: make(chan any, 1), done: make(chan struct{})}
+	p2 := &pump{in: make(chan pumpMsg, 1), done: make(chan struct{})}
 	s2 := &session{readTimeout: 50 * time.Millisecond, pump: p2}
 	_, err = a.RunTurn(context.Background(), Session{s: s2}, TurnParams{})
 	assert.Equal(t, KindResponseTimeout, KindOf(err))
-	req := (<-p2.in).(pumpTurn).req
+	req := (<-p2.in).ctl.(pumpTurn).req
 	select {
 	case <-req.abandon:
 	default:

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -223,4 +224,24 @@ func TestTR12_HTTP2OverTLS(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	assert.Equal(t, map[string]bool{"HTTP/2.0": true}, protos)
+}
+
+// TR-17: an address without a host listens on loopback, never on every
+// interface; every interface is what an explicit unspecified host says.
+func TestTR17_ListenWithoutHostIsLoopback(t *testing.T) {
+	for _, addr := range []string{":0", "localhost:0", "127.0.0.1:0"} {
+		ln, err := acpnet.Listen(addr)
+		require.NoError(t, err, addr)
+		ip := ln.Addr().(*net.TCPAddr).IP
+		ln.Close()
+		assert.True(t, ip.IsLoopback(), "%s listened on %v", addr, ip)
+	}
+	ln, err := acpnet.Listen("0.0.0.0:0")
+	require.NoError(t, err)
+	ip := ln.Addr().(*net.TCPAddr).IP
+	ln.Close()
+	assert.True(t, ip.IsUnspecified(), "0.0.0.0:0 listened on %v", ip)
+
+	_, err = acpnet.Listen("no-port")
+	assert.Error(t, err)
 }

@@ -23,7 +23,7 @@ const (
 )
 
 // Listen serves the reference agent on addr (host:port; port 0 picks a
-// free one) over transport until ctx ends, one agent per connection, each
+// free one; no host means loopback, see acpnet.Listen) over transport until ctx ends, one agent per connection, each
 // behaving as opts say. Its first line on stdout is "listening on URL",
 // the URL a client dials: http://HOST:PORT/acp, ws://HOST:PORT/acp or
 // tcp://HOST:PORT. What needs a process does not apply: exit=CODE and
@@ -38,7 +38,7 @@ func Listen(ctx context.Context, opts Options, addr, transport string, stdout io
 	default:
 		return fmt.Errorf("%w: --transport must be http, ws or tcp, not %q", ErrUsage, transport)
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := acpnet.Listen(addr)
 	if err != nil {
 		return fmt.Errorf("refagent: %w", err)
 	}

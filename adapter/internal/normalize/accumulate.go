@@ -21,15 +21,15 @@ type Accumulator struct {
 	latest string // the latest completed message (EV-8)
 }
 
-// Chunk adds one text chunk received at at. It returns the events to emit
-// in order: the previous message's flush when this chunk starts a new
-// message, then the chunk's own empty notification (EV-3), which exists so
-// the stall timer resets without replacing the last message shown.
-func (a *Accumulator) Chunk(id string, hasID bool, text string, at time.Time) []Event {
-	var out []Event
+// Chunk adds one text chunk received at at. It appends to dst the events
+// to emit in order and returns the extended slice: the previous message's
+// flush when this chunk starts a new message, then the chunk's own empty
+// notification (EV-3), which exists so the stall timer resets without
+// replacing the last message shown.
+func (a *Accumulator) Chunk(dst []Event, id string, hasID bool, text string, at time.Time) []Event {
 	if a.open && (hasID != a.hasID || id != a.id) {
 		if e, ok := a.Flush(); ok {
-			out = append(out, e)
+			dst = append(dst, e)
 		}
 	}
 	if !a.open {
@@ -37,7 +37,7 @@ func (a *Accumulator) Chunk(id string, hasID bool, text string, at time.Time) []
 	}
 	a.add(text)
 	a.last = at
-	return append(out, Event{Type: Notification, Time: at})
+	return append(dst, Event{Type: Notification, Time: at})
 }
 
 // add appends text up to the rune cap and remembers whether any was cut.

@@ -44,7 +44,7 @@ func FuzzDecodeNotification(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_, upd, err := DecodeNotification(b)
-		if err == nil && !isObject(upd) {
+		if err == nil && !IsObject(upd) {
 			t.Fatalf("accepted a non-object update %q", upd)
 		}
 	})

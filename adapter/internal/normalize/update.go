@@ -26,7 +26,7 @@ func DecodeNotification(params []byte) (sessionID []byte, update []byte, err err
 			update = value
 		}
 	})
-	if !ok || len(sid) < 2 || sid[0] != '"' || !isObject(update) {
+	if !ok || len(sid) < 2 || sid[0] != '"' || !IsObject(update) {
 		return nil, nil, ErrBadNotification
 	}
 	if bytes.IndexByte(sid, '\\') >= 0 {
@@ -74,11 +74,14 @@ func (info *Info) mark(variant string) {
 
 // Normalizer maps one session's updates to events (EV-1..EV-8, TC-*).
 // The zero value is ready to use; it is not safe for concurrent use (the
-// pump owns it).
+// pump owns it). The events its methods return share one buffer, which its
+// next call reuses: use them (or copy them) before calling it again, so
+// that an update costs no allocation for its events.
 type Normalizer struct {
 	Messages      Accumulator
 	Tools         ToolTracker
 	unknownLogged bool
+	out           []Event
 }
 
 // recognised is EV-1's closed set of variants. Tags gen knows beyond it
@@ -117,13 +120,14 @@ func (n *Normalizer) Update(update []byte, at time.Time) ([]Event, Info) {
 		if u.MessageID != nil {
 			id = string(*u.MessageID)
 		}
-		return n.Messages.Chunk(id, u.MessageID != nil, c.Text, at), info
+		n.out = n.Messages.Chunk(n.out[:0], id, u.MessageID != nil, c.Text, at)
+		return n.out, info
 	case *gen.SessionUpdateUserMessageChunk:
 		info.mark(gen.SessionUpdateUserMessageChunkTag)
-		return n.flush(nil), info
+		return n.flush(), info
 	case *gen.SessionUpdateAgentThoughtChunk:
 		info.mark(gen.SessionUpdateAgentThoughtChunkTag)
-		return n.flush([]Event{{Type: OtherMessage, Time: at, Message: MsgReasoningBlock}}), info
+		return n.flush(Event{Type: OtherMessage, Time: at, Message: MsgReasoningBlock}), info
 	case *gen.SessionUpdateToolCall:
 		info.mark(gen.SessionUpdateToolCallTag)
 		// gen decodes an unrecognised kind to nil: "other" (TC-3).
@@ -144,12 +148,12 @@ func (n *Normalizer) Update(update []byte, at time.Time) ([]Event, Info) {
 			title = *u.Title
 		}
 		if e, ok := n.Tools.Update(string(u.ToolCallID), status, title, at); ok {
-			return n.flush([]Event{e}), info
+			return n.flush(e), info
 		}
 		return nil, info
 	case *gen.SessionUpdatePlan:
 		info.mark(gen.SessionUpdatePlanTag)
-		return n.flush([]Event{{Type: OtherMessage, Time: at, Message: MsgPlanUpdate}}), info
+		return n.flush(Event{Type: OtherMessage, Time: at, Message: MsgPlanUpdate}), info
 	}
 	// Unknown tag, a tag outside EV-1's set, a Debug-only variant, or a
 	// decode failure: the tag as sent tells them apart.
@@ -169,22 +173,26 @@ func (n *Normalizer) Update(update []byte, at time.Time) ([]Event, Info) {
 // Malformed returns a malformed event with msg, preceded by the flush of any
 // pending message (EV-5), for faults the pump observes outside updates.
 func (n *Normalizer) Malformed(msg string, at time.Time) []Event {
-	return n.flush([]Event{{Type: Malformed, Time: at, Message: msg}})
+	return n.flush(Event{Type: Malformed, Time: at, Message: msg})
 }
 
 // Flush ends a pending message (turn start/end, stream end) and returns its
 // notification, if any.
-func (n *Normalizer) Flush() []Event { return n.flush(nil) }
+func (n *Normalizer) Flush() []Event { return n.flush() }
 
 // Emit returns ev preceded by the flush of a pending message: any event the
 // adapter itself emits ends the message being accumulated (EV-5).
-func (n *Normalizer) Emit(ev Event) []Event { return n.flush([]Event{ev}) }
+func (n *Normalizer) Emit(ev Event) []Event { return n.flush(ev) }
 
-func (n *Normalizer) flush(then []Event) []Event {
+// flush returns, in the reused buffer, the pending message's notification
+// if any, then the events then.
+func (n *Normalizer) flush(then ...Event) []Event {
+	out := n.out[:0]
 	if e, ok := n.Messages.Flush(); ok {
-		return append([]Event{e}, then...)
+		out = append(out, e)
 	}
-	return then
+	n.out = append(out, then...)
+	return n.out
 }
 
 func (n *Normalizer) invalid(at time.Time, info *Info) []Event {
@@ -211,7 +219,9 @@ func tag(update []byte) string {
 	return s
 }
 
-func isObject(raw []byte) bool { return firstByte(raw) == '{' }
+// IsObject reports whether raw is a JSON object (its first byte after
+// white space is '{').
+func IsObject(raw []byte) bool { return firstByte(raw) == '{' }
 
 func firstByte(raw []byte) byte {
 	for _, b := range raw {
