@@ -33,7 +33,8 @@ var (
 type Config struct {
 	// Target is the agent command, which each check launches afresh, or
 	// the URL of an agent served over the network, which each check dials
-	// afresh (a new connection, a new agent).
+	// afresh (a new connection, a new agent) — but for the checks
+	// ShareProcess shares a process or connection between.
 	Target Target
 	// AuthMethod, when set, is the auth method id acpcheck authenticates
 	// with (the authenticate request) before the first session/new of

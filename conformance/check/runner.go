@@ -8,8 +8,9 @@ import (
 )
 
 // Instance is one launched peer, driven by one check: for an agent, a
-// *Session. The runner launches a fresh one for every check and owns its
-// lifetime.
+// *Session. The runner launches one for every check and owns its
+// lifetime; the launcher may hand out a peer shared with other checks
+// (Config.ShareProcess), whose Close keeps it for the next one.
 type Instance interface {
 	// Transcript is what the check saw so far.
 	Transcript() []Line

@@ -13,7 +13,9 @@
 // https://, ws://, wss:// or tcp:// URL (acpkit.dev/acpsdk/acpnet), where
 // the checks that need a process (closing stdin, a signal) are skipped
 // with that reason, and so is the one that sends a line that is not JSON
-// over Streamable HTTP, whose transport answers it itself;
+// over Streamable HTTP, whose transport answers it itself (with
+// --share-process the checks that need a session share one process or
+// connection in turn, a check not passing there graded again afresh);
 // runs the registry of acpkit.dev/conformance/check, and prints a table of
 // ID, tier, result and reason — or, with --json, one JSON report — followed
 // by the wire transcript of every check that did not pass. Both name the
