@@ -229,6 +229,10 @@ func failsExactly(t *testing.T, c check.Check[*check.Session], b breaker) {
 		}
 	}
 	assert.Equal(t, c.Tier != check.TierAdvisory, check.Failed(rs), "exit status follows the tier")
+	if slices.Contains(c.Needs, check.NeedSession) && c.Wire == 0 {
+		// The check can run on a shared process: sharing changes no result.
+		assertSharedGradesAlike(t, b, results)
+	}
 }
 
 // needsATurn reports whether check id runs a prompt turn.
