@@ -9,7 +9,7 @@ BENCHTIME ?= 1s
 # (PKG=RUN selects tests: the rest of package adapter needs Unix).
 WINE_TEST_PKGS := ./adapter/internal/launch ./acpsdk ./adapter=OnWindows
 
-.PHONY: all generate golden check-generated schema test test-go test-windows vet-windows vet-darwin deps bench compile-cost fuzz demo install vet lint check release-check
+.PHONY: all generate golden check-generated schema test test-go test-windows vet-windows vet-darwin deps bench compile-cost fuzz demo install vet lint check release-check grade-runtimes
 
 all: test
 
@@ -112,6 +112,13 @@ fuzz:
 ## runs a small version; make fuzz runs FuzzHostileRuntime with the rest.
 HOSTILE_SEEDS ?= 2000
 .PHONY: hostile
+## grade-runtimes: acpcheck grades all seven real runtimes (make test grades
+## two: the seven together cost ~560 CPU-seconds) and checks every row of
+## conformance/README.md's runtime table; UPDATE=1 rewrites the rows.
+grade-runtimes: deps
+	$(GO) test -count=1 -timeout 60m -v -run '^TestStandard_RealRuntimes$$' ./conformance/check \
+	  -args -all-runtimes $(if $(UPDATE),-update-runtime-table)
+
 hostile:
 	$(GO) test -race -count=1 -timeout 60m -run '^(TestDI9_EV13_HostileRuntimeSeeds|TestTD1_TU7_ParallelSessionsStopsRaceTurnsAndCancels|TestTU4_SoakOneSessionStaysFlat)$$' ./adapter \
 	  -args -hostile-seeds $(HOSTILE_SEEDS) -hostile-child-seeds $$(($(HOSTILE_SEEDS)/10)) -hostile-sessions 64 -hostile-soak-turns 20000
