@@ -267,9 +267,10 @@
 //
 //	--listen ADDR               serve on ADDR (host:port; 127.0.0.1:0 picks a
 //	                            free port; no host means 127.0.0.1, every
-//	                            interface needs 0.0.0.0) instead of stdio, one agent per
-//	                            connection, until SIGINT or SIGTERM; the
-//	                            first line on stdout is "listening on URL"
+//	                            interface needs 0.0.0.0) instead of stdio,
+//	                            one agent per connection, until SIGINT or
+//	                            SIGTERM; the first line on stdout is
+//	                            "listening on URL"
 //	--transport http|ws|tcp     Streamable HTTP and WebSocket on /acp (the
 //	                            URL printed is http:// or ws://), or
 //	                            newline-delimited JSON over TCP (tcp://);
