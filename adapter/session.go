@@ -113,12 +113,9 @@ func (s *session) inbound(ctx context.Context, in *acpsdk.Inbound) {
 	if s.pump.put(ctx, m) || in.Reply == nil {
 		return
 	}
-	// The connection is closing or the pump is gone (TD-1); a null-id
-	// update is still never answered (EV-12).
-	if in.Request.Method == gen.MethodSessionUpdate && nullID(in.Request) {
-		in.Reply.Skip()
-		return
-	}
+	// The connection is closing or the pump is gone (TD-1). A session/update
+	// with "id": null never gets here: acpsdk reads it as the notification
+	// the schema makes it (EV-12).
 	in.Reply.Answer(teardownAnswer(in.Request.Method))
 }
 

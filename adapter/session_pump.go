@@ -483,12 +483,6 @@ type permissionAsk struct {
 // request answers an agent-initiated request read at at (PM-1..PM-5, TU-8,
 // PM-7).
 func (p *pump) request(req *acpsdk.Request, reply replier, at time.Time) {
-	if req.Method == gen.MethodSessionUpdate && nullID(req) {
-		// EV-12: a session/update with a null id is a notification.
-		reply.Skip()
-		p.update(req.Params, at)
-		return
-	}
 	if p.closing {
 		res, err := teardownAnswer(req.Method)
 		p.answer(reply, res, err)
@@ -520,9 +514,6 @@ func (p *pump) request(req *acpsdk.Request, reply replier, at time.Time) {
 	}
 	p.refusePermission(ask, "", "")
 }
-
-// nullID reports whether a request carried "id": null (EV-12, PM-10).
-func nullID(req *acpsdk.Request) bool { return string(req.ID) == "null" }
 
 // refusePermission refuses a permission request (PM-1, PM-2): with the
 // option optID when a hook chose a reject option, else PM-1's choice; the
