@@ -301,17 +301,29 @@ var ErrClientTimeout = errors.New("timed out waiting for the client")
 // client ends the connection, ctx ends or the timeout passes.
 func (c *AgentConn) WaitFor(ctx context.Context, from int, match func(*Message) bool) (*Message, error) {
 	var found *Message
-	var ended bool
-	c.run.wait(ctx, c.run.g.cfg.Timeout, func() bool {
+	var ended, exited bool
+	scan := func() bool {
 		for _, m := range c.msgs[min(from, len(c.msgs)):] {
 			if match(m) {
 				found = m
 				return true
 			}
 		}
-		ended = c.stdinEnded || c.closed || c.run.exited
-		return ended
+		ended = c.stdinEnded || c.closed
+		return false
+	}
+	c.run.wait(ctx, c.run.g.cfg.Timeout, func() bool {
+		exited = c.run.exited
+		return scan() || ended || exited
 	})
+	if found == nil && !ended && exited {
+		// The client was reaped, but the last lines it wrote may still be
+		// on their way through the agent's stdin: the end of that stdin
+		// arrives after every line before it. A process the client left
+		// behind may hold the stdin open, so this wait has the exit bound.
+		c.run.wait(ctx, c.run.g.cfg.ExitBound, func() bool { return scan() || ended })
+		ended = found == nil && ctx.Err() == nil
+	}
 	switch {
 	case found != nil:
 		return found, nil
