@@ -53,10 +53,11 @@ type Config struct {
 	// KeepTranscripts keeps every check's wire transcript, not only those
 	// of the checks that did not pass.
 	KeepTranscripts bool
-	// ShareProcess runs the checks that need a session but nothing of the
-	// process's own (no Wire needs) on one launched, initialized agent
-	// process, shared by consecutive such checks, each creating its own
-	// sessions: an agent slow to start is graded in far fewer launches.
+	// ShareProcess runs the checks that need the handshake or a session
+	// but nothing of the process's own (no Wire needs) on one launched,
+	// initialized agent process, shared by consecutive such checks, each
+	// creating its own sessions: an agent slow to start is graded in far
+	// fewer launches.
 	// A check that does not pass there is graded again on a fresh launch,
 	// whose result is reported, so sharing never changes a verdict.
 	ShareProcess bool
@@ -126,10 +127,12 @@ func Grade(ctx context.Context, r *Registry[*Session], cfg Config) (Report, erro
 }
 
 // shareable reports whether c can run on a process shared with other
-// checks: it needs a session, so the handshake is only its prerequisite,
-// and nothing of the process's own.
+// checks: it needs at least the handshake and nothing of the process's own
+// (no Wire needs). A check that grades the initialize answer is graded on
+// the shared process's answer to the same request (Session.Initialize);
+// one that initializes its own way declares NeedsOwnHandshake.
 func shareable(c Check[*Session]) bool {
-	return slices.Contains(c.Needs, NeedSession) && c.Wire == 0
+	return slices.Contains(c.Needs, NeedHandshake) && c.Wire == 0
 }
 
 // sharedProcess is the agent process the shareable checks of one grading

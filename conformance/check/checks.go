@@ -60,7 +60,7 @@ var standardChecks = []Check[*Session]{
 		Title: "initialize answers the requested protocol version (1)",
 		Pins:  "schema InitializeResponse.protocolVersion: the version the client specified if supported by the agent",
 		Run:   checkVersion},
-	{ID: "initialize.negotiation", Tier: TierMandatory, Needs: needsHandshake,
+	{ID: "initialize.negotiation", Tier: TierMandatory, Needs: needsHandshake, Wire: NeedsOwnHandshake,
 		Title: "a request for an unsupported version is answered with the agent's own latest",
 		Pins:  "schema InitializeResponse.protocolVersion: …or the latest protocol version supported by the agent",
 		Run:   checkNegotiation},

@@ -176,7 +176,8 @@ func requested(ctx context.Context) launchRequest {
 // checks share (Config.ShareProcess). Sharing must never change a verdict:
 // when a check on a shared peer does not pass, or the peer cannot serve
 // another check, the runner ends the shared peer and grades the check
-// again on a fresh instance, whose result is the one reported.
+// again on a fresh instance, whose result is the one reported — unless the
+// check sent the peer nothing (a skip decided by the handshake's answer).
 type sharedInstance interface {
 	// Shared reports whether the instance runs on a shared peer.
 	Shared() bool
@@ -186,6 +187,11 @@ type sharedInstance interface {
 	// Discard makes Close end the shared peer instead of keeping it for
 	// the next check.
 	Discard()
+	// Untouched reports whether the check sent the shared peer nothing:
+	// its outcome rests on the shared handshake alone — the answer to the
+	// initialize a fresh launch would send — so grading it again on a
+	// fresh launch would end the same way.
+	Untouched() bool
 }
 
 // runOne launches an instance and runs c against it. It returns the
@@ -199,7 +205,7 @@ func runOne[S Instance](ctx context.Context, c Check[S], launch Launcher[S], o O
 	}
 	err = runOn(ctx, c, s, o)
 	regraded := ""
-	if sh, ok := any(s).(sharedInstance); ok && sh.Shared() && (err != nil || sh.Spoiled()) {
+	if sh, ok := any(s).(sharedInstance); ok && sh.Shared() && (sh.Spoiled() || err != nil && !sh.Untouched()) {
 		regraded = "on the shared process it ended " + endedAs(err, sh.Spoiled())
 		sh.Discard()
 		s.Close()

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -586,6 +587,15 @@ func (s *Session) Spoiled() bool {
 	eof := s.eof
 	s.mu.Unlock()
 	return eof || s.Exited() || s.interrupted.Load()
+}
+
+// Untouched reports whether the check the shared process is leased to
+// has written nothing to it (its transcript holds no line sent).
+func (s *Session) Untouched() bool {
+	if s.share == nil {
+		return false
+	}
+	return !slices.ContainsFunc(s.tr.snapshot(), func(l Line) bool { return l.Dir == DirSend })
 }
 
 // Discard makes Close end a shared process instead of keeping it for the

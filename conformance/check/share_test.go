@@ -60,23 +60,28 @@ func assertSameResults(t *testing.T, fresh, shared check.Report) {
 }
 
 // TestShareProcess_FewerLaunchesSameResults: sharing one process between
-// the session checks grades the reference agent with every capability in
-// far fewer launches than checks, with the results of a launch per check.
+// the checks that need the handshake or a session, and nothing of the
+// process's own, grades the reference agent with every capability in far
+// fewer launches than checks, with the results of a launch per check.
 func TestShareProcess_FewerLaunchesSameResults(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	all := breaker{flags: allCaps, authMethod: allCapsAuth}
 	fresh, shared := gradeCounted(t, false, all), gradeCounted(t, true, all)
 	assertSameResults(t, fresh.rep, shared.rep)
 	assert.Equal(t, check.VerdictOK, shared.rep.Verdict)
-	sessionChecks := 0
+	sharedChecks, handshakeOnly := 0, 0
 	for _, c := range check.Standard().Checks() {
-		if slices.Contains(c.Needs, check.NeedSession) && c.Wire == 0 {
-			sessionChecks++
+		if slices.Contains(c.Needs, check.NeedHandshake) && c.Wire == 0 {
+			sharedChecks++
+			if !slices.Contains(c.Needs, check.NeedSession) {
+				handshakeOnly++
+			}
 		}
 	}
-	require.Greater(t, sessionChecks, 15)
+	require.Greater(t, sharedChecks, 20)
+	require.GreaterOrEqual(t, handshakeOnly, 6, "the handshake checks that only read initialize's answer share too")
 	assert.Equal(t, len(check.Standard().Checks()), fresh.launches, "unshared: a launch per check")
-	assert.Equal(t, fresh.launches-sessionChecks+1, shared.launches, "shared: one launch for all %d session checks", sessionChecks)
+	assert.Equal(t, fresh.launches-sharedChecks+1, shared.launches, "shared: one launch for all %d checks that can share", sharedChecks)
 	for _, r := range shared.rep.Results {
 		assert.Empty(t, r.Regraded, r.ID)
 	}
@@ -92,15 +97,19 @@ func TestShareProcess_TranscriptsHoldOnlyTheirCheck(t *testing.T) {
 	for _, r := range g.rep.Results {
 		byID[r.ID] = r
 	}
-	first := text(byID["session.new"].Transcript)
-	assert.Contains(t, first, "launched for session.new")
+	first := text(byID["initialize.version"].Transcript)
+	assert.Contains(t, first, "launched for initialize.version")
 	assert.Contains(t, first, `"method":"initialize"`)
+	// initialize.negotiation sends an initialize of its own: never shared.
+	own := text(byID["initialize.negotiation"].Transcript)
+	assert.NotContains(t, own, "shared process")
+	assert.Contains(t, own, `"method":"initialize"`)
 	later := text(byID["prompt.updates-before-response"].Transcript)
-	assert.Contains(t, later, "initialized by session.new")
+	assert.Contains(t, later, "initialized by initialize.version")
 	assert.Contains(t, later, "initialize not sent again")
 	assert.NotContains(t, later, `"method":"initialize"`)
 	assert.NotContains(t, later, check.UnknownSessionID, "session.unknown-id's lines stay in its own transcript")
-	assert.NotContains(t, later, `"method":"authenticate"`, "authenticated once per process, by the first check")
+	assert.NotContains(t, later, `"method":"authenticate"`, "authenticated once per process, by auth.method")
 	assert.Equal(t, 1, strings.Count(later, `"method":"session/new"`))
 	// A check launched afresh says nothing of sharing.
 	assert.NotContains(t, text(byID["process.sigterm"].Transcript), "shared process")
@@ -167,4 +176,23 @@ func assertSharedGradesAlike(t *testing.T, b breaker, results map[string]check.R
 		}
 	}
 	assert.LessOrEqual(t, shared.launches, unshared+regraded, "flags %q", b.flags)
+}
+
+// TestShareProcess_UntouchedSkipIsNotGradedAgain: a check that sends the
+// shared process nothing (auth.method without --auth-method skips on the
+// handshake's answer alone) ends as it would on a fresh launch, so it is
+// not launched again, and the shared process serves the next check.
+func TestShareProcess_UntouchedSkipIsNotGradedAgain(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	b := breaker{flags: []string{"--auth-methods", allCapsAuth}}
+	fresh, shared := gradeCounted(t, false, b), gradeCounted(t, true, b)
+	assertSameResults(t, fresh.rep, shared.rep)
+	res := resultOf(shared.rep.Results, "auth.method")
+	require.Equal(t, check.StatusSkip, res.Status, res.Reason)
+	assert.Empty(t, res.Regraded)
+	for _, r := range shared.rep.Results {
+		assert.Empty(t, r.Regraded, r.ID)
+	}
+	next := text(resultOf(shared.rep.Results, "rpc.unknown-method").Transcript)
+	assert.Contains(t, next, "initialized by initialize.version", "auth.method left the shared process to the next check")
 }
