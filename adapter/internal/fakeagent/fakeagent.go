@@ -86,15 +86,16 @@ func Command(name string, args ...string) string {
 	return strings.Join(append([]string{exe, scenarioPrefix + name}, args...), " ")
 }
 
-// Msg is one inbound JSON-RPC message as the agent read it.
+// Msg is one inbound JSON-RPC message as the agent read it (readMsg): the
+// raw values of its members, nil when absent.
 type Msg struct {
-	ID     json.RawMessage `json:"id,omitempty"`
-	Method string          `json:"method,omitempty"`
-	Params json.RawMessage `json:"params,omitempty"`
-	Result json.RawMessage `json:"result,omitempty"`
-	Error  *RPCError       `json:"error,omitempty"`
+	ID     json.RawMessage
+	Method string
+	Params json.RawMessage
+	Result json.RawMessage
+	Error  *RPCError // nil when absent or null
 	// Raw is the line as read.
-	Raw []byte `json:"-"`
+	Raw []byte
 }
 
 // Agent is the scripted side of one connection. Writes are serialised so a
