@@ -2,10 +2,7 @@ package adapter
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -32,38 +29,16 @@ const measureDir = "internal/measure"
 // a protocol member name: protocol messages are read with gen's decoders or
 // normalize.Member, both exact.
 func TestProtocolMessagesAreNotStructDecoded(t *testing.T) {
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	inspectProductionCode(t, []string{measureDir}, func(pos func(ast.Node) token.Position, n ast.Node) {
+		field, ok := n.(*ast.Field)
+		if !ok || field.Tag == nil {
+			return
 		}
-		if d.IsDir() {
-			if path == measureDir || path == "testdata" {
-				return filepath.SkipDir
-			}
-			return nil
+		tag, err := strconv.Unquote(field.Tag.Value)
+		require.NoError(t, err)
+		name, _, _ := strings.Cut(reflect.StructTag(tag).Get("json"), ",")
+		if slices.Contains(protocolMembers, name) {
+			t.Errorf("%s: a struct field tagged %q decodes a protocol message with case-folded names; use gen or normalize.Member", pos(field), name)
 		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			field, ok := n.(*ast.Field)
-			if !ok || field.Tag == nil {
-				return true
-			}
-			tag, err := strconv.Unquote(field.Tag.Value)
-			require.NoError(t, err)
-			name, _, _ := strings.Cut(reflect.StructTag(tag).Get("json"), ",")
-			if slices.Contains(protocolMembers, name) {
-				t.Errorf("%s: a struct field tagged %q decodes a protocol message with case-folded names; use gen or normalize.Member", fset.Position(field.Pos()), name)
-			}
-			return true
-		})
-		return nil
 	})
-	require.NoError(t, err)
 }

@@ -4,7 +4,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -30,40 +29,18 @@ func TestVocabularyHasOneCopy(t *testing.T) {
 	require.Contains(t, values, "turn_completed")
 	require.Contains(t, values, "port_exit")
 
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path == contractDir || path == "cmd" || path == "testdata" {
-				return filepath.SkipDir
+	inspectProductionCode(t, []string{contractDir, "cmd"}, func(pos func(ast.Node) token.Position, n ast.Node) {
+		switch n := n.(type) {
+		case *ast.BasicLit:
+			if s, err := strconv.Unquote(n.Value); err == nil && n.Kind == token.STRING && values[s] {
+				t.Errorf("%s: %q is a second copy of a contract value; use internal/contract's constant", pos(n), s)
 			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.BasicLit:
-				if s, err := strconv.Unquote(n.Value); err == nil && n.Kind == token.STRING && values[s] {
-					t.Errorf("%s: %q is a second copy of a contract value; use internal/contract's constant", fset.Position(n.Pos()), s)
-				}
-			case *ast.TypeSpec:
-				if (n.Name.Name == "EventType" || n.Name.Name == "Kind") && !n.Assign.IsValid() {
-					t.Errorf("%s: type %s is a second vocabulary; alias internal/contract's", fset.Position(n.Pos()), n.Name.Name)
-				}
+		case *ast.TypeSpec:
+			if (n.Name.Name == "EventType" || n.Name.Name == "Kind") && !n.Assign.IsValid() {
+				t.Errorf("%s: type %s is a second vocabulary; alias internal/contract's", pos(n), n.Name.Name)
 			}
-			return true
-		})
-		return nil
+		}
 	})
-	require.NoError(t, err)
 }
 
 // contractValues reads the string constants internal/contract declares.
