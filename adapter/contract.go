@@ -1,29 +1,35 @@
 package adapter
 
-import "time"
+import (
+	"time"
+
+	"acpkit.dev/adapter/internal/contract"
+)
 
 // KindName is the agent kind this adapter registers under (CFG-1).
 const KindName = "agent-client-protocol"
 
-// EventType is the normalized event vocabulary Sortie shares across adapters.
-type EventType string
+// EventType is the normalized event vocabulary Sortie shares across
+// adapters. Its one copy lives in internal/contract, which the adapter's
+// internal packages use directly; the names here are that copy's.
+type EventType = contract.EventType
 
 // The normalized event types (spec §0).
 const (
-	EventSessionStarted       EventType = "session_started"
-	EventStartupFailed        EventType = "startup_failed"
-	EventTurnCompleted        EventType = "turn_completed"
-	EventTurnFailed           EventType = "turn_failed"
-	EventTurnCancelled        EventType = "turn_cancelled"
-	EventTurnEndedWithError   EventType = "turn_ended_with_error"
-	EventTurnInputRequired    EventType = "turn_input_required"
-	EventApprovalAutoApproved EventType = "approval_auto_approved"
-	EventUnsupportedToolCall  EventType = "unsupported_tool_call"
-	EventTokenUsage           EventType = "token_usage"
-	EventNotification         EventType = "notification"
-	EventOtherMessage         EventType = "other_message"
-	EventMalformed            EventType = "malformed"
-	EventToolResult           EventType = "tool_result"
+	EventSessionStarted       = contract.EventSessionStarted
+	EventStartupFailed        = contract.EventStartupFailed
+	EventTurnCompleted        = contract.EventTurnCompleted
+	EventTurnFailed           = contract.EventTurnFailed
+	EventTurnCancelled        = contract.EventTurnCancelled
+	EventTurnEndedWithError   = contract.EventTurnEndedWithError
+	EventTurnInputRequired    = contract.EventTurnInputRequired
+	EventApprovalAutoApproved = contract.EventApprovalAutoApproved
+	EventUnsupportedToolCall  = contract.EventUnsupportedToolCall
+	EventTokenUsage           = contract.EventTokenUsage
+	EventNotification         = contract.EventNotification
+	EventOtherMessage         = contract.EventOtherMessage
+	EventMalformed            = contract.EventMalformed
+	EventToolResult           = contract.EventToolResult
 )
 
 // Usage is a token-usage snapshot: the session's run-cumulative figures.

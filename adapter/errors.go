@@ -4,53 +4,45 @@ import (
 	"errors"
 	"time"
 
+	"acpkit.dev/adapter/internal/contract"
 	"acpkit.dev/adapter/internal/fault"
 )
 
 // Kind classifies an adapter failure (spec §23). The string values are part
-// of Sortie's contract and appear verbatim in logs, events and acprun output.
-type Kind string
+// of Sortie's contract and appear verbatim in logs, events and acprun output;
+// like EventType, its one copy lives in internal/contract. Kind.Retry
+// reports its retry classification: unknown kinds are never retried.
+type Kind = contract.Kind
 
 // The error kinds this adapter produces.
 const (
-	KindInvalidWorkspaceCwd  Kind = "invalid_workspace_cwd"
-	KindAgentNotFound        Kind = "agent_not_found"
-	KindResponseTimeout      Kind = "response_timeout"
-	KindResponseError        Kind = "response_error"
-	KindPortExit             Kind = "port_exit"
-	KindTurnFailed           Kind = "turn_failed"
-	KindTurnCancelled        Kind = "turn_cancelled"
-	KindTurnInputRequired    Kind = "turn_input_required"
-	KindTurnRefused          Kind = "turn_refused"
-	KindTurnTokenLimit       Kind = "turn_token_limit"
-	KindTurnRequestLimit     Kind = "turn_request_limit"
-	KindTurnOutcomeUnknown   Kind = "turn_outcome_unknown"
-	KindCredentialUnverified Kind = "credential_unverified"
-	KindTurnTimeout          Kind = "turn_timeout"
+	KindInvalidWorkspaceCwd  = contract.KindInvalidWorkspaceCwd
+	KindAgentNotFound        = contract.KindAgentNotFound
+	KindResponseTimeout      = contract.KindResponseTimeout
+	KindResponseError        = contract.KindResponseError
+	KindPortExit             = contract.KindPortExit
+	KindTurnFailed           = contract.KindTurnFailed
+	KindTurnCancelled        = contract.KindTurnCancelled
+	KindTurnInputRequired    = contract.KindTurnInputRequired
+	KindTurnRefused          = contract.KindTurnRefused
+	KindTurnTokenLimit       = contract.KindTurnTokenLimit
+	KindTurnRequestLimit     = contract.KindTurnRequestLimit
+	KindTurnOutcomeUnknown   = contract.KindTurnOutcomeUnknown
+	KindCredentialUnverified = contract.KindCredentialUnverified
+	KindTurnTimeout          = contract.KindTurnTimeout
 )
 
 // Retry says whether the orchestrator may try an attempt again after a
-// failure of some kind, and how.
-type Retry int
+// failure of some kind, and how (Kind.Retry).
+type Retry = contract.Retry
 
+// The retry classifications.
 const (
 	// RetryNever means the failure will not go away by itself.
-	RetryNever Retry = iota
+	RetryNever = contract.RetryNever
 	// RetryExponential means retry with Backoff.
-	RetryExponential
+	RetryExponential = contract.RetryExponential
 )
-
-// Retry reports the retry classification of k (spec §23). Unknown kinds are
-// never retried: retrying a failure nobody classified could loop forever.
-func (k Kind) Retry() Retry {
-	switch k {
-	case KindResponseTimeout, KindResponseError, KindPortExit, KindTurnFailed,
-		KindTurnRequestLimit, KindCredentialUnverified, KindTurnTimeout:
-		return RetryExponential
-	default:
-		return RetryNever
-	}
-}
 
 // Backoff is the wait before retry attempt number attempt (1-based):
 // min(10 s × 2^(attempt−1), max). A non-positive attempt counts as the first.
@@ -119,7 +111,7 @@ func newError(kind Kind, message string, cause error) *Error {
 func lift(err error) error {
 	var f *fault.Error
 	if errors.As(err, &f) {
-		return &Error{Kind: Kind(f.Kind), Message: f.Message, Err: f.Err}
+		return &Error{Kind: f.Kind, Message: f.Message, Err: f.Err}
 	}
 	return err
 }

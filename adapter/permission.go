@@ -226,7 +226,7 @@ func (p *pump) decided(m pumpDecided) {
 		return
 	}
 	p.answer(d.ask.reply, permissionSelected(o.ID), nil)
-	p.emit(p.norm.Emit(normalize.Event{Type: normalize.Notification, Time: d.ask.at, Message: approvedNotice(d.perm, o, m.dec.Reason)})...)
+	p.emit(p.norm.Emit(normalize.Event{Type: EventNotification, Time: d.ask.at, Message: approvedNotice(d.perm, o, m.dec.Reason)})...)
 }
 
 // forgetDecision removes d from the pending decisions; false when it was

@@ -172,7 +172,7 @@ func permissionSelected(optionID string) *gen.RequestPermissionResponse {
 // event converts a normalized event into the public one for this session.
 func (s *session) event(sessionID string, e normalize.Event) Event {
 	return Event{
-		Type:           EventType(e.Type),
+		Type:           e.Type,
 		Time:           e.Time.UTC(),
 		AgentPID:       s.pid,
 		SessionID:      sessionID,

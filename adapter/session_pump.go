@@ -495,7 +495,7 @@ func (p *pump) request(req *acpsdk.Request, reply replier, at time.Time) {
 		if p.turn != nil && p.turn.ending {
 			return
 		}
-		p.emit(p.norm.Emit(normalize.Event{Type: normalize.Notification, Time: at, Message: normalize.MsgElicitation})...)
+		p.emit(p.norm.Emit(normalize.Event{Type: EventNotification, Time: at, Message: normalize.MsgElicitation})...)
 		p.needPerson(normalize.ElicitationDetail)
 		return
 	default:
@@ -533,14 +533,14 @@ func (p *pump) refusePermission(m permissionAsk, optID, reason string) {
 		if reason != "" {
 			notice = normalize.Cap(msgPermissionRefusedBy + reason)
 		}
-		p.emit(p.norm.Emit(normalize.Event{Type: normalize.Notification, Time: m.at, Message: notice})...)
+		p.emit(p.norm.Emit(normalize.Event{Type: EventNotification, Time: m.at, Message: notice})...)
 	} else {
 		p.answer(m.reply, permissionCancelled, nil)
-		p.emit(p.norm.Emit(normalize.Event{Type: normalize.Notification, Time: m.at, Message: normalize.MsgPermissionNeeded})...)
+		p.emit(p.norm.Emit(normalize.Event{Type: EventNotification, Time: m.at, Message: normalize.MsgPermissionNeeded})...)
 	}
 	if p.deliveredServers && !p.toolGatedNoticed {
 		p.toolGatedNoticed = true
-		p.emit(normalize.Event{Type: normalize.Notification, Time: m.at, Message: normalize.MsgToolGated})
+		p.emit(normalize.Event{Type: EventNotification, Time: m.at, Message: normalize.MsgToolGated})
 		p.s.log.Warn(logToolGated, "reason", "permission_refused")
 	}
 	if !ok {
@@ -597,7 +597,7 @@ func (p *pump) oversize() {
 			p.endTurn(*t.override, nil)
 			return
 		}
-		p.endTurn(normalize.Outcome{Type: normalize.TurnFailed, Kind: string(KindTurnOutcomeUnknown), Message: msgOversizeLine}, nil)
+		p.endTurn(normalize.Outcome{Type: EventTurnFailed, Kind: KindTurnOutcomeUnknown, Message: msgOversizeLine}, nil)
 	}
 }
 
@@ -622,7 +622,7 @@ func (p *pump) streamEnd(cause error) {
 }
 
 func (p *pump) lostOutcome() normalize.Outcome {
-	return normalize.Outcome{Type: normalize.TurnFailed, Kind: string(KindPortExit), Message: p.s.lostMessage()}
+	return normalize.Outcome{Type: EventTurnFailed, Kind: KindPortExit, Message: p.s.lostMessage()}
 }
 
 // drainRequests handles, in order, everything already queued to the pump,
@@ -681,8 +681,8 @@ func (p *pump) logOverflow() int {
 func promptError(err error) (normalize.Outcome, error, bool) {
 	if rpcErr, ok := errors.AsType[*acpsdk.Error](err); ok {
 		o := normalize.Outcome{
-			Type:    normalize.TurnFailed,
-			Kind:    string(KindResponseError),
+			Type:    EventTurnFailed,
+			Kind:    KindResponseError,
 			Message: fmt.Sprintf(msgPromptError, rpcErr.Code, normalize.Cap(rpcErr.Message)),
 		}
 		if data := strings.TrimPrefix(normalize.ErrorText("", rpcErr.Data), ": "); data != "" {

@@ -193,14 +193,14 @@ func (p *pump) startTurn(req *turnRequest) {
 	t := &turnState{ctx: req.ctx, onEvent: req.onEvent, reply: req.reply}
 	p.turn = t
 	now := p.s.a.now()
-	t.deliver(p.s.event(p.sessionID, normalize.Event{Type: normalize.EventType(EventSessionStarted), Time: now, Message: msgSessionStarted}))
+	t.deliver(p.s.event(p.sessionID, normalize.Event{Type: EventSessionStarted, Time: now, Message: msgSessionStarted}))
 	if msg, ok := p.caps.Notice(); ok {
-		t.deliver(p.s.event(p.sessionID, normalize.Event{Type: normalize.Notification, Time: now, Message: msg}))
+		t.deliver(p.s.event(p.sessionID, normalize.Event{Type: EventNotification, Time: now, Message: msg}))
 	}
 	// EV-11: the turn is told how many events a full queue dropped; they
 	// were the oldest, so the notice stands where they would have.
 	if n := p.logOverflow(); n > 0 {
-		t.deliver(p.s.event(p.sessionID, normalize.Event{Type: normalize.Notification, Time: now, Message: fmt.Sprintf(msgQueueOverflow, n, maxQueued)}))
+		t.deliver(p.s.event(p.sessionID, normalize.Event{Type: EventNotification, Time: now, Message: fmt.Sprintf(msgQueueOverflow, n, maxQueued)}))
 	}
 	// EV-11 and EV-7: what arrived between turns, then the message that
 	// was still accumulating, dated at its last chunk.
@@ -275,7 +275,7 @@ func (p *pump) timerFired() {
 	case t.ending:
 		p.endTurn(*t.override, nil) // DI-1: a requested end wins
 	case t.writeFailed:
-		p.endTurn(normalize.Outcome{Type: normalize.TurnFailed, Kind: string(KindPortExit), Message: msgPromptSendFailed}, nil)
+		p.endTurn(normalize.Outcome{Type: EventTurnFailed, Kind: KindPortExit, Message: msgPromptSendFailed}, nil)
 	}
 }
 
@@ -328,12 +328,12 @@ func (p *pump) promptDone(raw json.RawMessage, err error) {
 			return
 		}
 		// An error member that is not an error object (DI-4).
-		p.endTurn(normalize.Outcome{Type: normalize.TurnFailed, Kind: string(KindTurnOutcomeUnknown), Message: msgPromptUndecodable}, err)
+		p.endTurn(normalize.Outcome{Type: EventTurnFailed, Kind: KindTurnOutcomeUnknown, Message: msgPromptUndecodable}, err)
 		return
 	}
 	reason, ok := decodeStopReason(raw)
 	if !ok {
-		p.endTurn(normalize.Outcome{Type: normalize.TurnFailed, Kind: string(KindTurnOutcomeUnknown), Message: msgPromptUndecodable}, nil)
+		p.endTurn(normalize.Outcome{Type: EventTurnFailed, Kind: KindTurnOutcomeUnknown, Message: msgPromptUndecodable}, nil)
 		return
 	}
 	if b, ok := lowerBound(raw); ok {
@@ -344,7 +344,7 @@ func (p *pump) promptDone(raw json.RawMessage, err error) {
 	}
 	t.result = true
 	o := normalize.StopReasonAfterRefusal(reason, t.refusedPermission)
-	if o.Type == normalize.TurnInputRequired {
+	if o.Type == EventTurnInputRequired {
 		p.s.log.Warn(logHumanInput) // DI-10 ends as DI-5 does
 	}
 	p.endTurn(o, nil)
@@ -383,17 +383,17 @@ func (p *pump) closeTurn(o normalize.Outcome, cause error) {
 		t.deliver(p.s.event(p.sessionID, e))
 	}
 	now := p.s.a.now()
-	terminal := p.s.event(p.sessionID, normalize.Event{Type: normalize.EventType(o.Type), Time: now, Message: o.Message})
+	terminal := p.s.event(p.sessionID, normalize.Event{Type: o.Type, Time: now, Message: o.Message})
 	if p.measured {
-		terminal = p.usageEvent(normalize.EventType(o.Type))
+		terminal = p.usageEvent(o.Type)
 		terminal.Time, terminal.Message = now, o.Message
 	}
 	t.deliver(terminal)
 	p.turn = nil
 	r := TurnResult{
 		SessionID:        p.sessionID,
-		Outcome:          EventType(o.Type),
-		Kind:             Kind(o.Kind),
+		Outcome:          o.Type,
+		Kind:             o.Kind,
 		Message:          o.Message,
 		SpendUnaccounted: t.reachedModel && !t.accounted, // MS-12
 		UsageMeasured:    p.measured,                     // MS-10
@@ -406,8 +406,8 @@ func (p *pump) closeTurn(o normalize.Outcome, cause error) {
 		r.Usage = p.usage
 	}
 	var err error
-	if o.Type != normalize.TurnCompleted {
-		err = newError(Kind(o.Kind), o.Message, cause)
+	if o.Type != EventTurnCompleted {
+		err = newError(o.Kind, o.Message, cause)
 	}
 	t.reply <- turnReply{result: r, err: err}
 }

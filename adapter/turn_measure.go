@@ -128,10 +128,10 @@ func (p *pump) startDrain(t *turnState) {
 // abnormalEnd is MS-11's list: stream end, prompt error response,
 // undecodable prompt result, failed send.
 func abnormalEnd(o normalize.Outcome) bool {
-	if o.Type != normalize.TurnFailed {
+	if o.Type != EventTurnFailed {
 		return false
 	}
-	switch Kind(o.Kind) {
+	switch o.Kind {
 	case KindPortExit, KindResponseError:
 		return true
 	case KindTurnOutcomeUnknown:
@@ -166,7 +166,7 @@ func (p *pump) drained(m pumpDrained) {
 		for _, e := range p.norm.Flush() {
 			t.deliver(p.s.event(p.sessionID, e))
 		}
-		t.deliver(p.usageEvent(normalize.EventType(EventTokenUsage)))
+		t.deliver(p.usageEvent(EventTokenUsage))
 	case m.answered && !p.measured:
 		// MS-8: nothing before any figure: the source is dropped and the
 		// entry lowered, at Warn since the notice went out (CAP-7). An
@@ -189,7 +189,7 @@ func (p *pump) drainTimedOut() {
 
 // usageEvent is an event carrying the session's run-cumulative snapshot
 // and model (MS-10, MS-14).
-func (p *pump) usageEvent(typ normalize.EventType) Event {
+func (p *pump) usageEvent(typ EventType) Event {
 	e := p.s.event(p.sessionID, normalize.Event{Type: typ, Time: p.s.a.now()})
 	u := p.usage
 	e.Usage, e.Model = &u, p.model

@@ -12,6 +12,7 @@ package fakeagent
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -23,6 +24,8 @@ import (
 	"syscall"
 
 	"github.com/segmentio/encoding/json"
+
+	"acpkit.dev/adapter/internal/normalize"
 )
 
 // Scenario is one scripted runtime behaviour.
@@ -83,18 +86,16 @@ func Command(name string, args ...string) string {
 	return strings.Join(append([]string{exe, scenarioPrefix + name}, args...), " ")
 }
 
-// Msg is one inbound JSON-RPC message as the agent read it.
+// Msg is one inbound JSON-RPC message as the agent read it (readMsg): the
+// raw values of its members, nil when absent.
 type Msg struct {
-	ID     json.RawMessage `json:"id,omitempty"`
-	Method string          `json:"method,omitempty"`
-	Params json.RawMessage `json:"params,omitempty"`
-	Result json.RawMessage `json:"result,omitempty"`
-	Error  *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error,omitempty"`
+	ID     json.RawMessage
+	Method string
+	Params json.RawMessage
+	Result json.RawMessage
+	Error  *RPCError // nil when absent or null
 	// Raw is the line as read.
-	Raw []byte `json:"-"`
+	Raw []byte
 }
 
 // Agent is the scripted side of one connection. Writes are serialised so a
@@ -134,17 +135,55 @@ func (a *Agent) exit(code int) {
 	os.Exit(code)
 }
 
+// RPCError is a JSON-RPC error object.
+type RPCError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
 // Read returns the next message; io.EOF when the client closed stdin.
 func (a *Agent) Read() (Msg, error) {
 	line, err := a.in.ReadBytes('\n')
 	if len(bytes.TrimSpace(line)) == 0 && err != nil {
 		return Msg{}, err
 	}
-	var m Msg
-	if err := json.Unmarshal(line, &m); err != nil {
+	m, err := readMsg(line)
+	if err != nil {
 		return Msg{Raw: line}, fmt.Errorf("fakeagent: bad line %q: %w", line, err)
 	}
-	m.Raw = line
+	return m, nil
+}
+
+// errNotMessage is the cause of a line that is no JSON-RPC message.
+var errNotMessage = errors.New("not a JSON-RPC message")
+
+// readMsg reads line's members by their exact names, as acpsdk and gen read
+// them (normalize.Member): "ID" or "METHOD" is another member, so a test
+// cannot pass on a line the adapter wrote with a case-folded name.
+func readMsg(line []byte) (Msg, error) {
+	m := Msg{Raw: line}
+	if t := bytes.TrimSpace(line); len(t) == 0 || t[0] != '{' || !json.Valid(t) {
+		return m, errNotMessage
+	}
+	if _, ok := normalize.Member(line, "method"); ok {
+		method, ok := normalize.StringMember(line, "method")
+		if !ok {
+			return m, fmt.Errorf("%w: its method is not a string", errNotMessage)
+		}
+		m.Method = method
+	}
+	m.ID, _ = normalize.Member(line, "id")
+	m.Params, _ = normalize.Member(line, "params")
+	m.Result, _ = normalize.Member(line, "result")
+	if raw, ok := normalize.Member(line, "error"); ok && string(raw) != "null" {
+		m.Error = &RPCError{}
+		if code, ok := normalize.Member(raw, "code"); ok {
+			if err := json.Unmarshal(code, &m.Error.Code); err != nil {
+				return m, fmt.Errorf("%w: its error code: %w", errNotMessage, err)
+			}
+		}
+		m.Error.Message, _ = normalize.StringMember(raw, "message")
+	}
 	return m, nil
 }
 

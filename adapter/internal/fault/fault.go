@@ -1,37 +1,25 @@
 // Package fault carries a classified failure out of the adapter's internal
-// packages. They cannot package adapter (it imports them), so they
-// return *Error with the kind spelled as a string constant here, and the
-// adapter lifts it into its public *adapter.Error. The constants equal the
-// adapter's Kind values; adapter's tests hold the two lists together.
+// packages. They cannot import package adapter (it imports them), so they
+// return *Error, whose kind is contract's (the same type as adapter.Kind),
+// and the adapter lifts it into its public *adapter.Error.
 package fault
 
-import "strings"
+import (
+	"strings"
 
-// Kind names an adapter error kind (spec §23) by its contract string.
-type Kind string
-
-// The kinds internal packages produce. Values are the contract strings.
-const (
-	InvalidWorkspaceCwd Kind = "invalid_workspace_cwd"
-	AgentNotFound       Kind = "agent_not_found"
-	ResponseError       Kind = "response_error"
-	PortExit            Kind = "port_exit"
-	TurnCancelled       Kind = "turn_cancelled"
+	"acpkit.dev/adapter/internal/contract"
 )
-
-// Kinds lists every Kind above, for the adapter's consistency test.
-var Kinds = []Kind{InvalidWorkspaceCwd, AgentNotFound, ResponseError, PortExit, TurnCancelled}
 
 // Error is a classified failure: Message is the spec's text byte for byte,
 // Err the cause (may be nil).
 type Error struct {
-	Kind    Kind
+	Kind    contract.Kind
 	Message string
 	Err     error
 }
 
 // New builds an *Error; cause may be nil.
-func New(kind Kind, message string, cause error) *Error {
+func New(kind contract.Kind, message string, cause error) *Error {
 	return &Error{Kind: kind, Message: message, Err: cause}
 }
 

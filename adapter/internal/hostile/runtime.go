@@ -9,8 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/segmentio/encoding/json"
-
+	acp "acpkit.dev/acpsdk/gen"
 	"acpkit.dev/adapter/internal/fakeagent"
 )
 
@@ -273,20 +272,29 @@ func (r *runner) handle(m fakeagent.Msg) (exit bool, code int) {
 	return false, 0
 }
 
+// promptTurn is the plan's turn a session/prompt's params name: its first
+// content block's text is "turn N". -1 when they name none. The params are
+// read by gen's decoder, with exact member names, as any ACP agent reads
+// them.
+func promptTurn(params []byte) int {
+	var p acp.PromptRequest
+	if p.UnmarshalJSON(params) != nil || len(p.Prompt) == 0 {
+		return -1
+	}
+	text, ok := p.Prompt[0].(*acp.ContentBlockText)
+	if !ok {
+		return -1
+	}
+	n, err := strconv.Atoi(strings.TrimPrefix(text.Text, "turn "))
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
 // prompt runs the turn the prompt names.
 func (r *runner) prompt(m fakeagent.Msg) (exit bool, code int) {
-	var p struct {
-		Prompt []struct {
-			Text string `json:"text"`
-		} `json:"prompt"`
-	}
-	_ = json.Unmarshal(m.Params, &p)
-	i := -1
-	if len(p.Prompt) > 0 {
-		if n, err := strconv.Atoi(strings.TrimPrefix(p.Prompt[0].Text, "turn ")); err == nil {
-			i = n
-		}
-	}
+	i := promptTurn(m.Params)
 	r.rec.Trace("read prompt %d", i)
 	r.cancelled = false
 	if i < 0 || i >= len(r.p.Turns) {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"sync"
 
+	"acpkit.dev/adapter/internal/contract"
 	"acpkit.dev/adapter/internal/fault"
 )
 
@@ -27,7 +28,7 @@ type Dialed struct {
 func (d Dialed) Launch(ctx context.Context, _ Spec) (*Process, error) {
 	conn, err := d.Dial(ctx)
 	if err != nil {
-		return nil, fault.New(fault.PortExit, MsgDial, err)
+		return nil, fault.New(contract.KindPortExit, MsgDial, err)
 	}
 	errR, errW := io.Pipe()
 	var (

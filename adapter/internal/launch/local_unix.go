@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"acpkit.dev/adapter/internal/contain"
+	"acpkit.dev/adapter/internal/contract"
 	"acpkit.dev/adapter/internal/fault"
 )
 
@@ -33,7 +34,7 @@ var _ Launcher = Local{}
 // refuses the start as port_exit (the spec leaves this open, Q-9).
 func (l Local) Launch(ctx context.Context, spec Spec) (*Process, error) {
 	if spec.Remote != nil {
-		return nil, fault.New(fault.PortExit, MsgStart, errors.New("a launch over SSH needs the SSH launcher"))
+		return nil, fault.New(contract.KindPortExit, MsgStart, errors.New("a launch over SSH needs the SSH launcher"))
 	}
 	dir, err := CheckWorkspace(spec.Dir)
 	if err != nil {
@@ -53,28 +54,28 @@ func (l Local) Launch(ctx context.Context, spec Spec) (*Process, error) {
 	}
 	stdinR, stdinW, err := mkpipe()
 	if err != nil {
-		return nil, fault.New(fault.PortExit, MsgStdinPipe, err)
+		return nil, fault.New(contract.KindPortExit, MsgStdinPipe, err)
 	}
 	parentEnds, childEnds = append(parentEnds, stdinW), append(childEnds, stdinR)
 	stdoutR, stdoutW, err := mkpipe()
 	if err != nil {
 		closeAll(parentEnds)
 		closeAll(childEnds)
-		return nil, fault.New(fault.PortExit, MsgStdoutPipe, err)
+		return nil, fault.New(contract.KindPortExit, MsgStdoutPipe, err)
 	}
 	parentEnds, childEnds = append(parentEnds, stdoutR), append(childEnds, stdoutW)
 	stderrR, stderrW, err := mkpipe()
 	if err != nil {
 		closeAll(parentEnds)
 		closeAll(childEnds)
-		return nil, fault.New(fault.PortExit, MsgStderrPipe, err)
+		return nil, fault.New(contract.KindPortExit, MsgStderrPipe, err)
 	}
 	parentEnds, childEnds = append(parentEnds, stderrR), append(childEnds, stderrW)
 
 	if err := ctx.Err(); err != nil {
 		closeAll(parentEnds)
 		closeAll(childEnds)
-		return nil, fault.New(fault.PortExit, MsgStart, err)
+		return nil, fault.New(contract.KindPortExit, MsgStart, err)
 	}
 	// TD-15: a cgroup to start in, or the tracked set's token; a start
 	// the cgroup made fail is tried once more with the tracked set.
@@ -103,7 +104,7 @@ func (l Local) Launch(ctx context.Context, spec Spec) (*Process, error) {
 	if err != nil {
 		setup.Abandon()
 		closeAll(parentEnds)
-		return nil, fault.New(fault.PortExit, MsgStart, err)
+		return nil, fault.New(contract.KindPortExit, MsgStart, err)
 	}
 	p := &Process{
 		pid:     cmd.Process.Pid,

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"acpkit.dev/adapter/internal/contain"
+	"acpkit.dev/adapter/internal/contract"
 	"acpkit.dev/adapter/internal/fault"
 )
 
@@ -131,7 +132,7 @@ func TestLT5_WorkspaceReverifiedAndUsedAsWorkingDirectory(t *testing.T) {
 	gone := helperSpec(t, "env")
 	require.NoError(t, os.Remove(gone.Dir))
 	_, err = Local{}.Launch(t.Context(), gone)
-	requireFault(t, err, fault.InvalidWorkspaceCwd, MsgMissingWorkspace)
+	requireFault(t, err, contract.KindInvalidWorkspaceCwd, MsgMissingWorkspace)
 }
 
 func TestSP2_OwnProcessGroup(t *testing.T) {
@@ -209,7 +210,7 @@ func TestSP3_ContextDoneBeforeStartRefused(t *testing.T) {
 	cancel()
 	before := openFDs(t)
 	_, err := Local{}.Launch(ctx, helperSpec(t, "block"))
-	f := requireFault(t, err, fault.PortExit, MsgStart)
+	f := requireFault(t, err, contract.KindPortExit, MsgStart)
 	assert.ErrorIs(t, f, context.Canceled)
 	assert.Equal(t, before, openFDs(t), "no descriptor left open")
 }
@@ -229,7 +230,7 @@ func TestSP4_PipeFailuresArePortExit(t *testing.T) {
 			spec := helperSpec(t, "block")
 			before := openFDs(t)
 			_, err := l.Launch(t.Context(), spec)
-			f := requireFault(t, err, fault.PortExit, msg)
+			f := requireFault(t, err, contract.KindPortExit, msg)
 			assert.ErrorIs(t, f, boom)
 			assert.Equal(t, before, openFDs(t), "pipes made before the failure are closed")
 		})
@@ -242,7 +243,7 @@ func TestSP4_StartFailureIsPortExit(t *testing.T) {
 	require.NoError(t, os.WriteFile(notExec, []byte("data"), 0o644))
 	before := openFDs(t)
 	_, err := Local{}.Launch(t.Context(), Spec{Program: notExec, Dir: dir})
-	f := requireFault(t, err, fault.PortExit, MsgStart)
+	f := requireFault(t, err, contract.KindPortExit, MsgStart)
 	assert.ErrorIs(t, f, os.ErrPermission)
 	assert.Equal(t, before, openFDs(t))
 }
@@ -329,6 +330,6 @@ func TestSSH2_LocalLauncherRefusesARemoteSpec(t *testing.T) {
 	_, err := Local{}.Launch(t.Context(), Spec{Program: "/bin/true", Dir: t.TempDir(), Remote: &Remote{Host: "h"}})
 	var f *fault.Error
 	require.ErrorAs(t, err, &f)
-	assert.Equal(t, fault.PortExit, f.Kind)
+	assert.Equal(t, contract.KindPortExit, f.Kind)
 	assert.Contains(t, err.Error(), "needs the SSH launcher")
 }

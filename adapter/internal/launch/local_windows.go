@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/windows"
 
+	"acpkit.dev/adapter/internal/contract"
 	"acpkit.dev/adapter/internal/fault"
 	"acpkit.dev/internal/winjob"
 )
@@ -76,7 +77,7 @@ func (l Local) Launch(ctx context.Context, spec Spec) (*Process, error) {
 		if err != nil {
 			closeAll(parentEnds)
 			closeAll(childEnds)
-			return nil, fault.New(fault.PortExit, p.msg, err)
+			return nil, fault.New(contract.KindPortExit, p.msg, err)
 		}
 		parentEnds, childEnds = append(parentEnds, parent), append(childEnds, child)
 	}
@@ -84,7 +85,7 @@ func (l Local) Launch(ctx context.Context, spec Spec) (*Process, error) {
 	if err := ctx.Err(); err != nil {
 		closeAll(parentEnds)
 		closeAll(childEnds)
-		return nil, fault.New(fault.PortExit, MsgStart, err)
+		return nil, fault.New(contract.KindPortExit, MsgStart, err)
 	}
 	cmd := &exec.Cmd{
 		Path:   spec.Program,
@@ -105,7 +106,7 @@ func (l Local) Launch(ctx context.Context, spec Spec) (*Process, error) {
 	closeAll(childEnds)
 	if err != nil {
 		closeAll(parentEnds)
-		return nil, fault.New(fault.PortExit, MsgStart, err)
+		return nil, fault.New(contract.KindPortExit, MsgStart, err)
 	}
 
 	g := &jobGroup{pid: uint32(cmd.Process.Pid), proc: cmd.Process, ctrlEvent: l.ctrlEvent}
@@ -131,7 +132,7 @@ func (l Local) Launch(ctx context.Context, spec Spec) (*Process, error) {
 	}
 	if err := ctx.Err(); err != nil {
 		abandon() // SP-7: it never ran, so there is nothing to warn about
-		return nil, fault.New(fault.TurnCancelled, MsgStartCancelled, err)
+		return nil, fault.New(contract.KindTurnCancelled, MsgStartCancelled, err)
 	}
 	resume := l.resume
 	if resume == nil {
@@ -140,7 +141,7 @@ func (l Local) Launch(ctx context.Context, spec Spec) (*Process, error) {
 	if err := resume(cmd.Process.Pid); err != nil {
 		log.Warn(LogResumeFailed, append(attrs, "error", err.Error())...)
 		abandon() // SP-6
-		return nil, fault.New(fault.PortExit, MsgStart, err)
+		return nil, fault.New(contract.KindPortExit, MsgStart, err)
 	}
 
 	p := &Process{

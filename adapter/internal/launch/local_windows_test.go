@@ -29,7 +29,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/windows"
 
-	"acpkit.dev/adapter/internal/fault"
+	"acpkit.dev/adapter/internal/contract"
 	"acpkit.dev/adapter/internal/stderrlog"
 	"acpkit.dev/adapter/internal/wintest"
 	"acpkit.dev/internal/winjob"
@@ -367,7 +367,7 @@ func TestSP6_ResumeFailureWarnsTerminatesAndIsPortExit(t *testing.T) {
 		return boom
 	}}
 	_, err := launchRetryingWine(t, t.Context(), l, spec)
-	f := requireFault(t, err, fault.PortExit, MsgStart)
+	f := requireFault(t, err, contract.KindPortExit, MsgStart)
 	assert.ErrorIs(t, f, boom)
 	assert.Equal(t, []map[string]any{{
 		"level": "WARN", "msg": "process resume failed",
@@ -386,7 +386,7 @@ func TestLOG4_ResumeRecordThroughTheRealCall(t *testing.T) {
 	spec.Log = log.logger()
 	l := Local{resume: func(int) error { return winjob.ResumeSuspended(0x7ffffff0) }}
 	_, err := launchRetryingWine(t, t.Context(), l, spec)
-	f := requireFault(t, err, fault.PortExit, MsgStart)
+	f := requireFault(t, err, contract.KindPortExit, MsgStart)
 	assert.ErrorIs(t, f, winjob.ErrNoThread)
 	recs := log.all(t)
 	require.Len(t, recs, 1)
@@ -455,7 +455,7 @@ func TestSP7_ContextDoneBeforeResumeNeverResumes(t *testing.T) {
 				resume: func(int) error { resumed = true; return nil },
 			}
 			_, err := launchRetryingWine(t, ctx, l, spec)
-			f := requireFault(t, err, fault.TurnCancelled, MsgStartCancelled)
+			f := requireFault(t, err, contract.KindTurnCancelled, MsgStartCancelled)
 			assert.ErrorIs(t, f, tc.want)
 			assert.False(t, resumed, "never resumed")
 			assert.Empty(t, log.all(t), "no resume warning")
@@ -598,7 +598,7 @@ func TestSP4_PipeFailuresArePortExit(t *testing.T) {
 				return p, c, err
 			}}
 			_, err := l.Launch(t.Context(), helperSpec(t, "block"))
-			f := requireFault(t, err, fault.PortExit, msg)
+			f := requireFault(t, err, contract.KindPortExit, msg)
 			assert.ErrorIs(t, f, boom)
 			for _, f := range made {
 				assert.ErrorIs(t, f.Close(), os.ErrClosed, "pipes made before the failure are closed")
@@ -612,14 +612,14 @@ func TestSP4_StartFailureIsPortExit(t *testing.T) {
 	notExec := filepath.Join(dir, "agent.exe")
 	require.NoError(t, os.WriteFile(notExec, []byte("data"), 0o644))
 	_, err := Local{}.Launch(t.Context(), Spec{Program: notExec, Dir: dir})
-	requireFault(t, err, fault.PortExit, MsgStart)
+	requireFault(t, err, contract.KindPortExit, MsgStart)
 }
 
 func TestSP3_ContextDoneBeforeStartRefused(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	_, err := Local{}.Launch(ctx, helperSpec(t, "block"))
-	f := requireFault(t, err, fault.PortExit, MsgStart)
+	f := requireFault(t, err, contract.KindPortExit, MsgStart)
 	assert.ErrorIs(t, f, context.Canceled)
 }
 

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"acpkit.dev/adapter/internal/contract"
 	"acpkit.dev/adapter/internal/fault"
 )
 
@@ -68,18 +69,18 @@ func Resolve(workspace, command, sshHost string) (Target, error) {
 	if host := strings.TrimSpace(sshHost); host != "" {
 		ssh, err := lookProgram("ssh")
 		if err != nil {
-			return Target{}, fault.New(fault.AgentNotFound, MsgSSHNotFound, err)
+			return Target{}, fault.New(contract.KindAgentNotFound, MsgSSHNotFound, err)
 		}
 		t.Program, t.Remote, t.Host = ssh, true, host
 		return t, nil
 	}
 	fields := strings.Fields(command)
 	if len(fields) == 0 {
-		return Target{}, fault.New(fault.AgentNotFound, MsgEmptyCommand, nil)
+		return Target{}, fault.New(contract.KindAgentNotFound, MsgEmptyCommand, nil)
 	}
 	prog, err := lookProgram(fields[0])
 	if err != nil {
-		return Target{}, fault.New(fault.AgentNotFound, fmt.Sprintf("agent command %q not found", fields[0]), err)
+		return Target{}, fault.New(contract.KindAgentNotFound, fmt.Sprintf("agent command %q not found", fields[0]), err)
 	}
 	t.Program, t.Args = prog, fields[1:]
 	return t, nil
@@ -105,22 +106,22 @@ func lookProgram(name string) (string, error) {
 // a local launch (LT-5).
 func CheckWorkspace(path string) (string, error) {
 	if path == "" {
-		return "", fault.New(fault.InvalidWorkspaceCwd, MsgEmptyWorkspace, nil)
+		return "", fault.New(contract.KindInvalidWorkspaceCwd, MsgEmptyWorkspace, nil)
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return "", fault.New(fault.InvalidWorkspaceCwd, MsgUnresolvedWorkspace, err)
+		return "", fault.New(contract.KindInvalidWorkspaceCwd, MsgUnresolvedWorkspace, err)
 	}
 	fi, err := os.Lstat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
-		return "", fault.New(fault.InvalidWorkspaceCwd, MsgMissingWorkspace, err)
+		return "", fault.New(contract.KindInvalidWorkspaceCwd, MsgMissingWorkspace, err)
 	case err != nil:
-		return "", fault.New(fault.InvalidWorkspaceCwd, MsgUnresolvedWorkspace, err)
+		return "", fault.New(contract.KindInvalidWorkspaceCwd, MsgUnresolvedWorkspace, err)
 	case fi.Mode()&fs.ModeSymlink != 0:
-		return "", fault.New(fault.InvalidWorkspaceCwd, MsgSymlinkWorkspace, nil)
+		return "", fault.New(contract.KindInvalidWorkspaceCwd, MsgSymlinkWorkspace, nil)
 	case !fi.IsDir():
-		return "", fault.New(fault.InvalidWorkspaceCwd, MsgNotDirWorkspace, nil)
+		return "", fault.New(contract.KindInvalidWorkspaceCwd, MsgNotDirWorkspace, nil)
 	}
 	return abs, nil
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"acpkit.dev/adapter/internal/fault"
+	"acpkit.dev/adapter/internal/contract"
 )
 
 // writeExecutable puts a tiny executable named name in dir.
@@ -37,10 +37,10 @@ func TestLT1_WorkspaceChecksInOrder(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := CheckWorkspace(c.path)
-			requireFault(t, err, fault.InvalidWorkspaceCwd, c.msg)
+			requireFault(t, err, contract.KindInvalidWorkspaceCwd, c.msg)
 			// The same check fronts Resolve, before the command is looked at.
 			_, err = Resolve(c.path, "", "")
-			requireFault(t, err, fault.InvalidWorkspaceCwd, c.msg)
+			requireFault(t, err, contract.KindInvalidWorkspaceCwd, c.msg)
 		})
 	}
 
@@ -63,20 +63,20 @@ func TestLT2_SymlinkWorkspaceRefused(t *testing.T) {
 
 	for _, p := range []string{link, link + "/", link + "/."} {
 		_, err := CheckWorkspace(p)
-		requireFault(t, err, fault.InvalidWorkspaceCwd, MsgSymlinkWorkspace)
+		requireFault(t, err, contract.KindInvalidWorkspaceCwd, MsgSymlinkWorkspace)
 	}
 	// A link to a file is refused as a link too, not followed.
 	file := filepath.Join(dir, "file")
 	require.NoError(t, os.WriteFile(file, nil, 0o644))
 	require.NoError(t, os.Symlink(file, filepath.Join(dir, "filelink")))
 	_, err := CheckWorkspace(filepath.Join(dir, "filelink"))
-	requireFault(t, err, fault.InvalidWorkspaceCwd, MsgSymlinkWorkspace)
+	requireFault(t, err, contract.KindInvalidWorkspaceCwd, MsgSymlinkWorkspace)
 	_, err = Resolve(link, "sh", "")
-	requireFault(t, err, fault.InvalidWorkspaceCwd, MsgSymlinkWorkspace)
+	requireFault(t, err, contract.KindInvalidWorkspaceCwd, MsgSymlinkWorkspace)
 
 	// No process is started: the local launcher refuses the same path.
 	_, err = Local{}.Launch(t.Context(), Spec{Program: "/bin/sh", Dir: link})
-	requireFault(t, err, fault.InvalidWorkspaceCwd, MsgSymlinkWorkspace)
+	requireFault(t, err, contract.KindInvalidWorkspaceCwd, MsgSymlinkWorkspace)
 }
 
 func TestLT3_CommandResolvedOnPath(t *testing.T) {
@@ -92,7 +92,7 @@ func TestLT3_CommandResolvedOnPath(t *testing.T) {
 	assert.False(t, tgt.Remote)
 
 	_, err = Resolve(ws, "missing-agent --acp", "")
-	f := requireFault(t, err, fault.AgentNotFound, `agent command "missing-agent" not found`)
+	f := requireFault(t, err, contract.KindAgentNotFound, `agent command "missing-agent" not found`)
 	assert.Error(t, f.Err, "the lookup failure is kept as the cause")
 
 	// An explicit path is resolved as given, then made absolute so the
@@ -107,7 +107,7 @@ func TestCFG2_EmptyCommandIsAgentNotFound(t *testing.T) {
 	ws := t.TempDir()
 	for _, cmd := range []string{"", "   ", "\t\n"} {
 		_, err := Resolve(ws, cmd, "")
-		requireFault(t, err, fault.AgentNotFound, MsgEmptyCommand)
+		requireFault(t, err, contract.KindAgentNotFound, MsgEmptyCommand)
 	}
 }
 
@@ -138,12 +138,12 @@ func TestLT4_SSHModeResolvesLocalSSH(t *testing.T) {
 
 	// A blank host is a local launch.
 	_, err = Resolve(ws, "gemini --acp", "   ")
-	requireFault(t, err, fault.AgentNotFound, `agent command "gemini" not found`)
+	requireFault(t, err, contract.KindAgentNotFound, `agent command "gemini" not found`)
 }
 
 func TestLT4_MissingSSHIsAgentNotFound(t *testing.T) {
 	ws := t.TempDir()
 	t.Setenv("PATH", t.TempDir())
 	_, err := Resolve(ws, "gemini --acp", "build-host")
-	requireFault(t, err, fault.AgentNotFound, MsgSSHNotFound)
+	requireFault(t, err, contract.KindAgentNotFound, MsgSSHNotFound)
 }

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"acpkit.dev/acpsdk/gen"
+	"acpkit.dev/adapter/internal/contract"
 	"acpkit.dev/adapter/internal/fault"
 )
 
@@ -132,7 +133,7 @@ func TestMCP5_ParseFailureIsResponseError(t *testing.T) {
 	_, err := Load(writeFile(t, `{"mcpServers": []}`), false)
 	var f *fault.Error
 	require.ErrorAs(t, err, &f)
-	assert.Equal(t, fault.ResponseError, f.Kind)
+	assert.Equal(t, contract.KindResponseError, f.Kind)
 	assert.Equal(t, "parse MCP config: mcpServers: expected an object, got array", f.Message)
 	assert.Equal(t, f.Message, f.Error(), "the cause is not repeated")
 	var pe *ParseError
@@ -140,7 +141,7 @@ func TestMCP5_ParseFailureIsResponseError(t *testing.T) {
 
 	_, err = Load(filepath.Join(t.TempDir(), "missing.json"), false)
 	require.ErrorAs(t, err, &f)
-	assert.Equal(t, fault.ResponseError, f.Kind)
+	assert.Equal(t, contract.KindResponseError, f.Kind)
 	assert.True(t, strings.HasPrefix(f.Message, "parse MCP config: open "), f.Message)
 	assert.ErrorIs(t, err, os.ErrNotExist)
 

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"acpkit.dev/adapter/internal/contract"
 	"acpkit.dev/adapter/internal/fault"
 	"acpkit.dev/internal/jsonkind"
 )
@@ -84,7 +85,7 @@ func Load(path string, remote bool) ([]Server, error) {
 			return servers, nil
 		}
 	}
-	return nil, fault.New(fault.ResponseError, MessagePrefix+err.Error(), err)
+	return nil, fault.New(contract.KindResponseError, MessagePrefix+err.Error(), err)
 }
 
 // readBounded reads at most MaxFileBytes of path.

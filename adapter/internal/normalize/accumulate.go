@@ -4,6 +4,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"acpkit.dev/adapter/internal/contract"
 )
 
 // Accumulator joins the text chunks of one agent message (EV-3..EV-8, Q-8).
@@ -37,7 +39,7 @@ func (a *Accumulator) Chunk(dst []Event, id string, hasID bool, text string, at 
 	}
 	a.add(text)
 	a.last = at
-	return append(dst, Event{Type: Notification, Time: at})
+	return append(dst, Event{Type: contract.EventNotification, Time: at})
 }
 
 // add appends text up to the rune cap and remembers whether any was cut.
@@ -86,7 +88,7 @@ func (a *Accumulator) Flush() (Event, bool) {
 		return Event{}, false
 	}
 	a.latest = msg
-	return Event{Type: Notification, Time: at, Message: msg}, true
+	return Event{Type: contract.EventNotification, Time: at, Message: msg}, true
 }
 
 // LastMessage is the latest completed message, capped (EV-8); a message

@@ -4,31 +4,16 @@ import (
 	"strconv"
 
 	"acpkit.dev/acpsdk/gen"
+	"acpkit.dev/adapter/internal/contract"
 )
 
 // Outcome is how a turn ends: its terminal event type, error kind (empty on
-// completion) and message. Type and Kind carry the adapter's string values.
+// completion) and message.
 type Outcome struct {
-	Type    string
-	Kind    string
+	Type    contract.EventType
+	Kind    contract.Kind
 	Message string
 }
-
-// The terminal event types and error kinds a disposition names (§14, §23).
-const (
-	TurnCompleted     = "turn_completed"
-	TurnFailed        = "turn_failed"
-	TurnCancelled     = "turn_cancelled"
-	TurnInputRequired = "turn_input_required"
-
-	KindTurnFailed         = "turn_failed"
-	KindTurnCancelled      = "turn_cancelled"
-	KindTurnRefused        = "turn_refused"
-	KindTurnTokenLimit     = "turn_token_limit"
-	KindTurnRequestLimit   = "turn_request_limit"
-	KindTurnOutcomeUnknown = "turn_outcome_unknown"
-	KindTurnInputRequired  = "turn_input_required"
-)
 
 // The fixed disposition messages.
 const (
@@ -48,22 +33,22 @@ const (
 func StopReason(reason string, cancelRequested bool) Outcome {
 	switch gen.StopReason(reason) {
 	case gen.StopReasonEndTurn:
-		return Outcome{Type: TurnCompleted, Message: MsgTurnCompleted}
+		return Outcome{Type: contract.EventTurnCompleted, Message: MsgTurnCompleted}
 	case gen.StopReasonRefusal:
-		return Outcome{TurnFailed, KindTurnRefused, MsgTurnFailed}
+		return Outcome{contract.EventTurnFailed, contract.KindTurnRefused, MsgTurnFailed}
 	case gen.StopReasonMaxTokens:
-		return Outcome{TurnFailed, KindTurnTokenLimit, MsgTurnFailed}
+		return Outcome{contract.EventTurnFailed, contract.KindTurnTokenLimit, MsgTurnFailed}
 	case gen.StopReasonMaxTurnRequests:
-		return Outcome{TurnFailed, KindTurnRequestLimit, MsgTurnFailed}
+		return Outcome{contract.EventTurnFailed, contract.KindTurnRequestLimit, MsgTurnFailed}
 	case gen.StopReasonCancelled:
 		if cancelRequested {
 			return Cancelled()
 		}
-		return Outcome{TurnFailed, KindTurnFailed, MsgUnrequestedCancel}
+		return Outcome{contract.EventTurnFailed, contract.KindTurnFailed, MsgUnrequestedCancel}
 	default:
 		// DI-2: the whole message is capped (as Sortie does), not the
 		// quoted value inside it.
-		return Outcome{TurnFailed, KindTurnOutcomeUnknown, Cap(MsgUnrecognizedStop + strconv.Quote(reason))}
+		return Outcome{contract.EventTurnFailed, contract.KindTurnOutcomeUnknown, Cap(MsgUnrecognizedStop + strconv.Quote(reason))}
 	}
 }
 
@@ -84,7 +69,7 @@ func StopReasonAfterRefusal(reason string, refusedPermission bool) Outcome {
 
 // Cancelled is the outcome of a turn whose cancellation was requested.
 func Cancelled() Outcome {
-	return Outcome{TurnCancelled, KindTurnCancelled, MsgTurnCancelled}
+	return Outcome{contract.EventTurnCancelled, contract.KindTurnCancelled, MsgTurnCancelled}
 }
 
 // InputRequired is the outcome of a turn ended because the runtime asked for
@@ -94,5 +79,5 @@ func InputRequired(detail string) Outcome {
 	if detail != "" {
 		m += ": " + detail
 	}
-	return Outcome{TurnInputRequired, KindTurnInputRequired, m}
+	return Outcome{contract.EventTurnInputRequired, contract.KindTurnInputRequired, m}
 }

@@ -1,26 +1,18 @@
 package normalize
 
-import "time"
+import (
+	"time"
 
-// EventType mirrors the adapter's normalized event vocabulary; the adapter
-// converts it one to one (this package cannot import the adapter).
-type EventType string
-
-// The event types this package produces.
-const (
-	Notification EventType = "notification"
-	OtherMessage EventType = "other_message"
-	Malformed    EventType = "malformed"
-	ToolResult   EventType = "tool_result"
+	"acpkit.dev/adapter/internal/contract"
 )
 
 // Event is one normalized event before the adapter stamps it with the
 // session's identity.
 type Event struct {
-	Type    EventType
+	Type    contract.EventType
 	Time    time.Time
 	Message string
-	// ToolName, ToolDurationMS and ToolError are set on ToolResult.
+	// ToolName, ToolDurationMS and ToolError are set on a tool_result.
 	ToolName       string
 	ToolDurationMS int64
 	ToolError      bool

@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
+
+	"acpkit.dev/adapter/internal/contract"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -66,7 +68,7 @@ func TestEV3_EachTextChunkEmitsEmptyNotification(t *testing.T) {
 	evs := run(&n, chunk("m1", "Hel"), chunk("m1", "lo"))
 	require.Len(t, evs, 2)
 	for _, e := range evs {
-		assert.Equal(t, Notification, e.Type)
+		assert.Equal(t, contract.EventNotification, e.Type)
 		assert.Empty(t, e.Message)
 	}
 	assert.Empty(t, n.Messages.LastMessage(), "an accumulating message is not the last message")
@@ -94,10 +96,10 @@ func TestEV5_FlushTriggers(t *testing.T) {
 		var n Normalizer
 		evs := run(&n, chunk("m1", "one"), chunk("m2", "two"))
 		require.Len(t, evs, 3)
-		assert.Equal(t, Event{Type: Notification, Time: at(0)}, evs[0])
+		assert.Equal(t, Event{Type: contract.EventNotification, Time: at(0)}, evs[0])
 		// Q-8: the flush precedes the new chunk's empty notification.
-		assert.Equal(t, Event{Type: Notification, Time: at(0), Message: "one"}, evs[1])
-		assert.Equal(t, Event{Type: Notification, Time: at(1)}, evs[2])
+		assert.Equal(t, Event{Type: contract.EventNotification, Time: at(0), Message: "one"}, evs[1])
+		assert.Equal(t, Event{Type: contract.EventNotification, Time: at(1)}, evs[2])
 	})
 	t.Run("user_message_chunk", func(t *testing.T) {
 		var n Normalizer
@@ -117,7 +119,7 @@ func TestEV5_FlushTriggers(t *testing.T) {
 			evs := run(&n, chunk("m1", "one"), u)
 			require.Len(t, evs, 3)
 			assert.Equal(t, "one", evs[1].Message, "the flush precedes the event that triggered it")
-			assert.NotEqual(t, Notification, evs[2].Type)
+			assert.NotEqual(t, contract.EventNotification, evs[2].Type)
 		})
 	}
 	t.Run("tool_result", func(t *testing.T) {
@@ -126,7 +128,7 @@ func TestEV5_FlushTriggers(t *testing.T) {
 			`{"sessionUpdate":"tool_call_update","toolCallId":"t","status":"completed"}`)
 		require.Len(t, evs, 3)
 		assert.Equal(t, "one", evs[1].Message)
-		assert.Equal(t, ToolResult, evs[2].Type)
+		assert.Equal(t, contract.EventToolResult, evs[2].Type)
 	})
 	t.Run("turn boundary", func(t *testing.T) {
 		var n Normalizer
@@ -139,7 +141,7 @@ func TestEV5_FlushTriggers(t *testing.T) {
 	t.Run("adapter event", func(t *testing.T) {
 		var n Normalizer
 		run(&n, chunk("", "x"))
-		evs := n.Emit(Event{Type: Notification, Message: MsgPermissionRefused})
+		evs := n.Emit(Event{Type: contract.EventNotification, Message: MsgPermissionRefused})
 		require.Len(t, evs, 2)
 		assert.Equal(t, "x", evs[0].Message)
 	})
@@ -205,26 +207,26 @@ func TestEV1_VariantMapping(t *testing.T) {
 		info         Info
 	}{
 		{"non-text chunk", `{"sessionUpdate":"agent_message_chunk","content":{"type":"resource_link","uri":"x","name":"y"}}`,
-			[]Event{{Type: Malformed, Message: MsgNonTextChunk}}, Info{Variant: "agent_message_chunk", Replay: true, ReachedModel: true}},
+			[]Event{{Type: contract.EventMalformed, Message: MsgNonTextChunk}}, Info{Variant: "agent_message_chunk", Replay: true, ReachedModel: true}},
 		{"thought", `{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"hmm"}}`,
-			[]Event{{Type: OtherMessage, Message: MsgReasoningBlock}}, Info{Variant: "agent_thought_chunk", ReachedModel: true}},
+			[]Event{{Type: contract.EventOtherMessage, Message: MsgReasoningBlock}}, Info{Variant: "agent_thought_chunk", ReachedModel: true}},
 		{"user chunk", `{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"hi"}}`,
 			nil, Info{Variant: "user_message_chunk", Replay: true}},
 		{"tool call", `{"sessionUpdate":"tool_call","toolCallId":"t","title":"read"}`,
 			nil, Info{Variant: "tool_call", ReachedModel: true}},
 		{"plan", `{"sessionUpdate":"plan","entries":[{"content":"x","priority":"high","status":"pending"}]}`,
-			[]Event{{Type: OtherMessage, Message: MsgPlanUpdate}}, Info{Variant: "plan"}},
+			[]Event{{Type: contract.EventOtherMessage, Message: MsgPlanUpdate}}, Info{Variant: "plan"}},
 		{"usage", `{"sessionUpdate":"usage_update","used":1,"size":2}`, nil, Info{Variant: "usage_update", DebugOnly: true}},
 		{"unknown", `{"sessionUpdate":"notice","text":"x"}`,
-			[]Event{{Type: Malformed, Message: MsgUnrecognizedUpdate}}, Info{Variant: "notice", Unknown: true, FirstUnknown: true}},
+			[]Event{{Type: contract.EventMalformed, Message: MsgUnrecognizedUpdate}}, Info{Variant: "notice", Unknown: true, FirstUnknown: true}},
 		{"no discriminator", `{"content":{}}`,
-			[]Event{{Type: Malformed, Message: MsgUnrecognizedUpdate}}, Info{Unknown: true, FirstUnknown: true}},
+			[]Event{{Type: contract.EventMalformed, Message: MsgUnrecognizedUpdate}}, Info{Unknown: true, FirstUnknown: true}},
 		{"not an object", `[1]`,
-			[]Event{{Type: Malformed, Message: MsgUnrecognizedUpdate}}, Info{Unknown: true, FirstUnknown: true}},
+			[]Event{{Type: contract.EventMalformed, Message: MsgUnrecognizedUpdate}}, Info{Unknown: true, FirstUnknown: true}},
 		{"known variant bad payload", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":7}}`,
-			[]Event{{Type: Malformed, Message: MsgUnrecognizedUpdate}}, Info{Variant: "agent_message_chunk", Invalid: true, Replay: true, ReachedModel: true}},
+			[]Event{{Type: contract.EventMalformed, Message: MsgUnrecognizedUpdate}}, Info{Variant: "agent_message_chunk", Invalid: true, Replay: true, ReachedModel: true}},
 		{"tool call missing title", `{"sessionUpdate":"tool_call","toolCallId":"t"}`,
-			[]Event{{Type: Malformed, Message: MsgUnrecognizedUpdate}}, Info{Variant: "tool_call", Invalid: true, ReachedModel: true}},
+			[]Event{{Type: contract.EventMalformed, Message: MsgUnrecognizedUpdate}}, Info{Variant: "tool_call", Invalid: true, ReachedModel: true}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -245,7 +247,7 @@ func TestEV1_VariantMapping(t *testing.T) {
 // an incomplete content block fails to decode, and a wrong-typed optional
 // member decodes as absent.
 func TestEV1_PayloadValidityIsGens(t *testing.T) {
-	unrecognised := []Event{{Type: Malformed, Time: at(0), Message: MsgUnrecognizedUpdate}}
+	unrecognised := []Event{{Type: contract.EventMalformed, Time: at(0), Message: MsgUnrecognizedUpdate}}
 	cases := []struct {
 		name, update string
 		want         []Event
@@ -262,9 +264,9 @@ func TestEV1_PayloadValidityIsGens(t *testing.T) {
 		{"incomplete image block", `{"sessionUpdate":"agent_message_chunk","content":{"type":"image"}}`,
 			unrecognised, Info{Variant: "agent_message_chunk", Invalid: true, Replay: true, ReachedModel: true}},
 		{"unknown content type", `{"sessionUpdate":"agent_message_chunk","content":{"type":"hologram"}}`,
-			[]Event{{Type: Malformed, Time: at(0), Message: MsgNonTextChunk}}, Info{Variant: "agent_message_chunk", Replay: true, ReachedModel: true}},
+			[]Event{{Type: contract.EventMalformed, Time: at(0), Message: MsgNonTextChunk}}, Info{Variant: "agent_message_chunk", Replay: true, ReachedModel: true}},
 		{"wrong-typed messageId is absent", `{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"a"},"messageId":5}`,
-			[]Event{{Type: Notification, Time: at(0)}}, Info{Variant: "agent_message_chunk", Replay: true, ReachedModel: true}},
+			[]Event{{Type: contract.EventNotification, Time: at(0)}}, Info{Variant: "agent_message_chunk", Replay: true, ReachedModel: true}},
 		{"tool update missing id", `{"sessionUpdate":"tool_call_update","status":"completed"}`,
 			unrecognised, Info{Variant: "tool_call_update", Invalid: true}},
 	}
@@ -329,7 +331,7 @@ func TestTC2_TerminalUpdateEmitsOneToolResult(t *testing.T) {
 	n.Update([]byte(`{"sessionUpdate":"tool_call","toolCallId":"t1","title":"read it","kind":"read"}`), at(100))
 	evs, _ := n.Update([]byte(`{"sessionUpdate":"tool_call_update","toolCallId":"t1","status":"failed","title":"`+strings.Repeat("z", 501)+`"}`), at(350))
 	require.Len(t, evs, 1)
-	assert.Equal(t, Event{Type: ToolResult, Time: at(350), Message: strings.Repeat("z", 500) + "…", ToolName: "read", ToolDurationMS: 250, ToolError: true}, evs[0])
+	assert.Equal(t, Event{Type: contract.EventToolResult, Time: at(350), Message: strings.Repeat("z", 500) + "…", ToolName: "read", ToolDurationMS: 250, ToolError: true}, evs[0])
 	assert.Zero(t, n.Tools.Open(), "the record is removed")
 	evs, _ = n.Update([]byte(`{"sessionUpdate":"tool_call_update","toolCallId":"t1","status":"completed"}`), at(400))
 	assert.Empty(t, evs, "unknown id emits nothing")
@@ -435,17 +437,17 @@ func TestDI2_StopReasonTable(t *testing.T) {
 		requested bool
 		want      Outcome
 	}{
-		{"end_turn", false, Outcome{TurnCompleted, "", MsgTurnCompleted}},
-		{"refusal", false, Outcome{TurnFailed, "turn_refused", "turn failed"}},
-		{"max_tokens", false, Outcome{TurnFailed, "turn_token_limit", "turn failed"}},
-		{"max_turn_requests", false, Outcome{TurnFailed, "turn_request_limit", "turn failed"}},
-		{"cancelled", true, Outcome{TurnCancelled, "turn_cancelled", "turn cancelled"}},
-		{"cancelled", false, Outcome{TurnFailed, "turn_failed", "agent reported a cancelled stop reason without a cancellation on either side"}},
-		{"paused", false, Outcome{TurnFailed, "turn_outcome_unknown", `agent reported an unrecognized stop reason: "paused"`}},
+		{"end_turn", false, Outcome{contract.EventTurnCompleted, "", MsgTurnCompleted}},
+		{"refusal", false, Outcome{contract.EventTurnFailed, "turn_refused", "turn failed"}},
+		{"max_tokens", false, Outcome{contract.EventTurnFailed, "turn_token_limit", "turn failed"}},
+		{"max_turn_requests", false, Outcome{contract.EventTurnFailed, "turn_request_limit", "turn failed"}},
+		{"cancelled", true, Outcome{contract.EventTurnCancelled, "turn_cancelled", "turn cancelled"}},
+		{"cancelled", false, Outcome{contract.EventTurnFailed, "turn_failed", "agent reported a cancelled stop reason without a cancellation on either side"}},
+		{"paused", false, Outcome{contract.EventTurnFailed, "turn_outcome_unknown", `agent reported an unrecognized stop reason: "paused"`}},
 		// The whole message is capped, as Sortie does, not the value in it.
-		{strings.Repeat("q", 600), false, Outcome{TurnFailed, "turn_outcome_unknown", `agent reported an unrecognized stop reason: "` + strings.Repeat("q", 500-len(`agent reported an unrecognized stop reason: "`)) + `…`}},
-		{strings.Repeat("é", 454), false, Outcome{TurnFailed, "turn_outcome_unknown", `agent reported an unrecognized stop reason: "` + strings.Repeat("é", 454) + `"`}},
-		{strings.Repeat("é", 455), false, Outcome{TurnFailed, "turn_outcome_unknown", `agent reported an unrecognized stop reason: "` + strings.Repeat("é", 455) + `…`}},
+		{strings.Repeat("q", 600), false, Outcome{contract.EventTurnFailed, "turn_outcome_unknown", `agent reported an unrecognized stop reason: "` + strings.Repeat("q", 500-len(`agent reported an unrecognized stop reason: "`)) + `…`}},
+		{strings.Repeat("é", 454), false, Outcome{contract.EventTurnFailed, "turn_outcome_unknown", `agent reported an unrecognized stop reason: "` + strings.Repeat("é", 454) + `"`}},
+		{strings.Repeat("é", 455), false, Outcome{contract.EventTurnFailed, "turn_outcome_unknown", `agent reported an unrecognized stop reason: "` + strings.Repeat("é", 455) + `…`}},
 	}
 	for _, c := range cases {
 		assert.Equal(t, c.want, StopReason(c.reason, c.requested), c.reason)
@@ -453,7 +455,7 @@ func TestDI2_StopReasonTable(t *testing.T) {
 }
 
 func TestDI10_CancelledAfterRefusalNeedsAPerson(t *testing.T) {
-	want := Outcome{TurnInputRequired, KindTurnInputRequired, "agent asked for a decision only a person can make: a permission this unattended run refused"}
+	want := Outcome{contract.EventTurnInputRequired, contract.KindTurnInputRequired, "agent asked for a decision only a person can make: a permission this unattended run refused"}
 	assert.Equal(t, want, StopReasonAfterRefusal("cancelled", true))
 	assert.Equal(t, StopReason("cancelled", false), StopReasonAfterRefusal("cancelled", false), "no refusal: DI-2's unrequested cancel")
 	for _, reason := range []string{"end_turn", "refusal", "max_tokens", "max_turn_requests", "paused"} {
@@ -462,6 +464,6 @@ func TestDI10_CancelledAfterRefusalNeedsAPerson(t *testing.T) {
 }
 
 func TestDI5_InputRequiredMessage(t *testing.T) {
-	assert.Equal(t, Outcome{TurnInputRequired, "turn_input_required", "agent asked for a decision only a person can make"}, InputRequired(""))
+	assert.Equal(t, Outcome{contract.EventTurnInputRequired, "turn_input_required", "agent asked for a decision only a person can make"}, InputRequired(""))
 	assert.Equal(t, "agent asked for a decision only a person can make: an answer to a question", InputRequired(ElicitationDetail).Message)
 }

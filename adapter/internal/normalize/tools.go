@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"acpkit.dev/acpsdk/gen"
+
+	"acpkit.dev/adapter/internal/contract"
 )
 
 // toolKinds is the closed set tool kinds normalize to (TC-3).
@@ -54,7 +56,7 @@ func (t *ToolTracker) Update(id string, status gen.ToolCallStatus, title string,
 	delete(t.calls, id)
 	d := max(at.Sub(c.begin).Milliseconds(), 0)
 	return Event{
-		Type:           ToolResult,
+		Type:           contract.EventToolResult,
 		Time:           at,
 		Message:        Cap(title),
 		ToolName:       c.kind,

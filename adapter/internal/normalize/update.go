@@ -7,6 +7,8 @@ import (
 
 	"acpkit.dev/acpsdk/gen"
 	"github.com/segmentio/encoding/json"
+
+	"acpkit.dev/adapter/internal/contract"
 )
 
 // ErrBadNotification is returned by DecodeNotification for session/update
@@ -127,7 +129,7 @@ func (n *Normalizer) Update(update []byte, at time.Time) ([]Event, Info) {
 		return n.flush(), info
 	case *gen.SessionUpdateAgentThoughtChunk:
 		info.mark(gen.SessionUpdateAgentThoughtChunkTag)
-		return n.flush(Event{Type: OtherMessage, Time: at, Message: MsgReasoningBlock}), info
+		return n.flush(Event{Type: contract.EventOtherMessage, Time: at, Message: MsgReasoningBlock}), info
 	case *gen.SessionUpdateToolCall:
 		info.mark(gen.SessionUpdateToolCallTag)
 		// gen decodes an unrecognised kind to nil: "other" (TC-3).
@@ -153,7 +155,7 @@ func (n *Normalizer) Update(update []byte, at time.Time) ([]Event, Info) {
 		return nil, info
 	case *gen.SessionUpdatePlan:
 		info.mark(gen.SessionUpdatePlanTag)
-		return n.flush(Event{Type: OtherMessage, Time: at, Message: MsgPlanUpdate}), info
+		return n.flush(Event{Type: contract.EventOtherMessage, Time: at, Message: MsgPlanUpdate}), info
 	}
 	// Unknown tag, a tag outside EV-1's set, a Debug-only variant, or a
 	// decode failure: the tag as sent tells them apart.
@@ -173,7 +175,7 @@ func (n *Normalizer) Update(update []byte, at time.Time) ([]Event, Info) {
 // Malformed returns a malformed event with msg, preceded by the flush of any
 // pending message (EV-5), for faults the pump observes outside updates.
 func (n *Normalizer) Malformed(msg string, at time.Time) []Event {
-	return n.flush(Event{Type: Malformed, Time: at, Message: msg})
+	return n.flush(Event{Type: contract.EventMalformed, Time: at, Message: msg})
 }
 
 // Flush ends a pending message (turn start/end, stream end) and returns its

@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"acpkit.dev/adapter/internal/contract"
 	"acpkit.dev/adapter/internal/fault"
 )
 
@@ -232,5 +233,5 @@ func (e *TailError) Error() string { return e.Tail }
 // wrapping the collector's tail as a *TailError. Let the collector finish
 // first so the tail is complete.
 func (c *Collector) EarlyExit(status string) *fault.Error {
-	return fault.New(fault.PortExit, EarlyExitMessage(status), &TailError{Tail: c.Tail()})
+	return fault.New(contract.KindPortExit, EarlyExitMessage(status), &TailError{Tail: c.Tail()})
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"acpkit.dev/adapter/internal/fault"
+	"acpkit.dev/adapter/internal/contract"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -112,7 +112,7 @@ func TestSS3_TailBoundedFromTheEnd(t *testing.T) {
 func TestSS3_EarlyExitReport(t *testing.T) {
 	c := collect(t, "fatal: no credential\n", nil)
 	f := c.EarlyExit("exit status 7")
-	assert.Equal(t, fault.PortExit, f.Kind)
+	assert.Equal(t, contract.KindPortExit, f.Kind)
 	assert.Equal(t, "the agent runtime exited before responding: exit status 7", f.Message)
 	var te *TailError
 	require.ErrorAs(t, f, &te)

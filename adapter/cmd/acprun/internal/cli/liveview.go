@@ -8,7 +8,9 @@ import (
 
 	"github.com/segmentio/encoding/json"
 
+	"acpkit.dev/acpsdk/gen"
 	"acpkit.dev/adapter"
+	"acpkit.dev/adapter/internal/normalize"
 )
 
 // The readable view's second source: the runtime's own session/update
@@ -17,42 +19,6 @@ import (
 // terminal sees it stream as the runtime writes it. With -v the view adds
 // what Sortie folds into "other" events: thought text, plan entries with
 // their status, and each tool call's input and final content.
-
-// updateNotification is the part of a session/update the view reads.
-type updateNotification struct {
-	Method string `json:"method"`
-	Params struct {
-		Update struct {
-			Kind       string          `json:"sessionUpdate"`
-			Content    json.RawMessage `json:"content"`
-			Entries    []planEntry     `json:"entries"`
-			ToolCallID string          `json:"toolCallId"`
-			Title      string          `json:"title"`
-			ToolKind   string          `json:"kind"`
-			Status     string          `json:"status"`
-			RawInput   json.RawMessage `json:"rawInput"`
-		} `json:"update"`
-	} `json:"params"`
-}
-
-type planEntry struct {
-	Content string `json:"content"`
-	Status  string `json:"status"`
-}
-
-// contentBlock is a text content block (or anything with a text member).
-type contentBlock struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
-}
-
-// toolContent is one item of a tool call's content: a content block, a
-// diff or a terminal.
-type toolContent struct {
-	Type    string       `json:"type"`
-	Content contentBlock `json:"content"`
-	Path    string       `json:"path"`
-}
 
 // maxShown bounds a tool input or content shown under -v.
 const maxShown = 400
@@ -102,25 +68,31 @@ func (v *textView) wire(e adapter.WireEvent) {
 	if !bytes.Contains(e.Line, []byte(`"session/update"`)) {
 		return
 	}
-	var n updateNotification
-	if json.Unmarshal(e.Line, &n) != nil || n.Method != "session/update" {
+	// The line is read as the adapter reads it: members by their exact
+	// names, the params by gen's decoder, so a line the adapter does not
+	// take for an update queues nothing its events could pick up.
+	if method, _ := normalize.StringMember(e.Line, "method"); method != gen.MethodSessionUpdate {
 		return
 	}
-	u := n.Params.Update
+	params, ok := normalize.Member(e.Line, "params")
+	var n gen.SessionNotification
+	if !ok || n.UnmarshalJSON(params) != nil {
+		return
+	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	q := &v.queue
-	switch u.Kind {
-	case "agent_message_chunk":
+	switch u := n.Update.(type) {
+	case *gen.SessionUpdateAgentMessageChunk:
 		if text, ok := blockText(u.Content); ok && v.live {
 			q.chunks = append(q.chunks, text)
 		}
-	case "agent_thought_chunk":
+	case *gen.SessionUpdateAgentThoughtChunk:
 		if v.verbose {
 			text, _ := blockText(u.Content)
 			q.thoughts = append(q.thoughts, text)
 		}
-	case "plan":
+	case *gen.SessionUpdatePlan:
 		if v.verbose {
 			var b strings.Builder
 			for i, p := range u.Entries {
@@ -131,23 +103,23 @@ func (v *textView) wire(e adapter.WireEvent) {
 			}
 			q.plans = append(q.plans, b.String())
 		}
-	case "tool_call":
+	case *gen.SessionUpdateToolCall:
 		if v.verbose {
 			if q.inputs == nil {
 				q.inputs = map[string]string{}
 			}
-			q.inputs[u.ToolCallID] = compactJSON(u.RawInput)
+			q.inputs[string(u.ToolCallID)] = compactJSON(u.RawInput)
 		}
-	case "tool_call_update":
+	case *gen.SessionUpdateToolCallUpdate:
 		if v.verbose {
 			if in := compactJSON(u.RawInput); in != "" {
 				if q.inputs == nil {
 					q.inputs = map[string]string{}
 				}
-				q.inputs[u.ToolCallID] = in
+				q.inputs[string(u.ToolCallID)] = in
 			}
-			if u.Status == "completed" || u.Status == "failed" {
-				q.done = append(q.done, toolDone{id: u.ToolCallID, content: toolContentText(u.Content)})
+			if u.Status != nil && (*u.Status == gen.ToolCallStatusCompleted || *u.Status == gen.ToolCallStatusFailed) {
+				q.done = append(q.done, toolDone{id: string(u.ToolCallID), content: toolContentText(u.Content)})
 			}
 		}
 	}
@@ -336,9 +308,9 @@ func (v *textView) endStream() {
 }
 
 // blockText is a text content block's text; false for any other content.
-func blockText(raw json.RawMessage) (string, bool) {
-	var b contentBlock
-	if json.Unmarshal(raw, &b) != nil || b.Type != "text" {
+func blockText(c gen.ContentBlock) (string, bool) {
+	b, ok := c.(*gen.ContentBlockText)
+	if !ok {
 		return "", false
 	}
 	return b.Text, true
@@ -346,21 +318,17 @@ func blockText(raw json.RawMessage) (string, bool) {
 
 // toolContentText renders a tool call's content for -v: text blocks, the
 // paths of diffs, terminals by name.
-func toolContentText(raw json.RawMessage) string {
-	var items []toolContent
-	if json.Unmarshal(raw, &items) != nil {
-		return ""
-	}
+func toolContentText(items []gen.ToolCallContent) string {
 	var parts []string
 	for _, it := range items {
-		switch it.Type {
-		case "content":
-			if it.Content.Text != "" {
-				parts = append(parts, it.Content.Text)
+		switch it := it.(type) {
+		case *gen.ToolCallContentContent:
+			if text, ok := blockText(it.Content); ok && text != "" {
+				parts = append(parts, text)
 			}
-		case "diff":
+		case *gen.ToolCallContentDiff:
 			parts = append(parts, "diff of "+it.Path)
-		case "terminal":
+		case *gen.ToolCallContentTerminal:
 			parts = append(parts, "terminal output")
 		}
 	}

@@ -89,3 +89,29 @@ func TestQuietStallDropsEmptyNotificationsFromJSON(t *testing.T) {
 	assert.Equal(t, ExitCompleted, h.run("--json", "hi"))
 	assert.Contains(t, h.stdout.String(), `"type":"notification","time"`, "the default keeps them")
 }
+
+// TestEV3_EV10_LiveViewReadsUpdatesByExactMemberNames: the live view reads
+// a tapped line as the adapter does, by exact member names. A line whose
+// "METHOD", "PARAMS", "UPDATE", "SESSIONUPDATE" or "CONTENT" only
+// case-folds to the protocol's name is not an agent text chunk, so its text
+// must not take the place of the chunk the adapter's event stands for.
+func TestEV3_EV10_LiveViewReadsUpdatesByExactMemberNames(t *testing.T) {
+	const text = `{"type":"text","text":"folded"}`
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","METHOD":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":` + text + `}}}`,
+		`{"jsonrpc":"2.0","method":"session/update","PARAMS":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":` + text + `}}}`,
+		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","UPDATE":{"sessionUpdate":"agent_message_chunk","content":` + text + `}}}`,
+		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"SESSIONUPDATE":"agent_message_chunk","content":` + text + `}}}`,
+		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","CONTENT":` + text + `}}}`,
+	} {
+		var out bytes.Buffer
+		v := newTextView(&out, true, false, nil, func() time.Time { return epoch })
+		v.turnBegin(1, 1, "hi")
+		v.wire(recv(line))
+		v.wire(chunk("agent_message_chunk", "exact"))
+		v.event(ev(adapter.EventNotification, "")) // EV-3: the one real chunk
+		assert.NotContains(t, out.String(), "folded", line)
+		assert.True(t, strings.HasSuffix(out.String(), "exact"), "%s: %q", line, out.String())
+		v.close()
+	}
+}

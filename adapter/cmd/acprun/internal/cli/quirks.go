@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/segmentio/encoding/json"
-
 	"acpkit.dev/acpsdk/gen"
 	"acpkit.dev/adapter"
 	"acpkit.dev/adapter/internal/normalize"
@@ -32,14 +30,14 @@ func (v *textView) noteRequest(line []byte) {
 	if bytes.Contains(line, []byte(`"session/update"`)) || !bytes.Contains(line, []byte(`"method"`)) {
 		return
 	}
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	if json.Unmarshal(line, &m) != nil || len(m.ID) == 0 || string(m.ID) == "null" || m.Method == "" || unanswered[m.Method] {
+	// Members by their exact names, as acpsdk reads the envelope: a line
+	// with "ID" or "METHOD" is no request the adapter answers -32601.
+	id, ok := normalize.Member(line, "id")
+	method, _ := normalize.StringMember(line, "method")
+	if !ok || string(id) == "null" || method == "" || unanswered[method] {
 		return
 	}
-	v.unimplemented = append(v.unimplemented, m.Method)
+	v.unimplemented = append(v.unimplemented, method)
 }
 
 // vendorQuirk reports whether method is a vendor's own: not ACP's, and

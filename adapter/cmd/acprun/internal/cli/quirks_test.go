@@ -46,3 +46,24 @@ func TestVendorQuirk(t *testing.T) {
 	assert.False(t, vendorQuirk("_qwen/drain"), "an extension method, as ACP names them")
 	assert.False(t, vendorQuirk("fs/read_text_file"), "ACP's own")
 }
+
+// TestPM4_UnimplementedMethodIsReadByExactMemberNames: only a line the
+// adapter takes for a request (an "id" and a "method", by those exact
+// names) is answered -32601, so only its method may name PM-4's event.
+func TestPM4_UnimplementedMethodIsReadByExactMemberNames(t *testing.T) {
+	unimpl := adapter.Event{Type: adapter.EventMalformed, Message: normalize.MsgUnimplementedMethod}
+	rt := newFake(fakeTurn{
+		events: []adapter.Event{unimpl},
+		result: adapter.TurnResult{SessionID: "sess-1", Outcome: adapter.EventTurnCompleted},
+	})
+	rt.wire = []adapter.WireEvent{
+		{Kind: adapter.WireRecv, Line: []byte(`{"jsonrpc":"2.0","ID":7,"method":"terminal/create","params":{}}`)},
+		{Kind: adapter.WireRecv, Line: []byte(`{"jsonrpc":"2.0","id":8,"METHOD":"terminal/output","params":{}}`)},
+		request("9", "fs/read_text_file"),
+	}
+	h := newHarness(rt)
+	require.Equal(t, ExitCompleted, h.run("hi"), h.stderr.String())
+	out := h.stdout.String()
+	assert.Contains(t, out, "malformed the agent called a method this client does not implement: fs/read_text_file", out)
+	assert.NotContains(t, out, "terminal/")
+}

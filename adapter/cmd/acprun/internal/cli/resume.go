@@ -7,6 +7,7 @@ import (
 	"github.com/segmentio/encoding/json"
 
 	"acpkit.dev/adapter"
+	"acpkit.dev/adapter/internal/normalize"
 )
 
 // The continuation methods and the adapter's continuation log messages
@@ -60,14 +61,19 @@ type continuation struct {
 	logs    map[string]bool
 }
 
-// wireMessage is the part of a JSON-RPC message the watch reads.
-type wireMessage struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Error  *struct {
-		Code    int64  `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
+// errorCode is a JSON-RPC error object's code, 0 when it has none.
+func errorCode(rpcErr []byte) int64 {
+	var code int64
+	if raw, ok := normalize.Member(rpcErr, "code"); ok {
+		_ = json.Unmarshal(raw, &code)
+	}
+	return code
+}
+
+// errorMessage is a JSON-RPC error object's message, "" when it has none.
+func errorMessage(rpcErr []byte) string {
+	msg, _ := normalize.StringMember(rpcErr, "message")
+	return msg
 }
 
 // observe reads one tapped line.
@@ -75,26 +81,30 @@ func (c *continuation) observe(e adapter.WireEvent) {
 	if e.Kind != adapter.WireSend && e.Kind != adapter.WireRecv {
 		return
 	}
-	var m wireMessage
-	if json.Unmarshal(e.Line, &m) != nil || len(m.ID) == 0 {
+	// Members by their exact names, as acpsdk reads the envelope: "ID" or
+	// "ERROR" is another member, and such a line answers nothing.
+	id, ok := normalize.Member(e.Line, "id")
+	if !ok {
 		return
 	}
+	method, _ := normalize.StringMember(e.Line, "method")
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
-	case e.Kind == adapter.WireSend && (m.Method == methodSessionLoad || m.Method == methodSessionResume):
+	case e.Kind == adapter.WireSend && (method == methodSessionLoad || method == methodSessionResume):
 		if c.ids == nil {
 			c.ids = map[string]string{}
 		}
-		c.ids[string(m.ID)] = m.Method
-		c.method = m.Method
-	case e.Kind == adapter.WireRecv && m.Method == "":
-		if _, ok := c.ids[string(m.ID)]; !ok {
+		c.ids[string(id)] = method
+		c.method = method
+	case e.Kind == adapter.WireRecv && method == "":
+		if _, ok := c.ids[string(id)]; !ok {
 			return
 		}
 		c.answer = true
-		if m.Error != nil {
-			c.errored, c.errCode, c.errMsg = true, m.Error.Code, m.Error.Message
+		if rpcErr, ok := normalize.Member(e.Line, "error"); ok && string(rpcErr) != "null" {
+			c.errored = true
+			c.errCode, c.errMsg = errorCode(rpcErr), errorMessage(rpcErr)
 		}
 	}
 }

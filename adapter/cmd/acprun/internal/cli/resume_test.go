@@ -54,6 +54,16 @@ func TestSR7_ResumeSaysANewSessionWasCreatedAndWhy(t *testing.T) {
 		{"timed out", resumeFake("new-1", []string{logContinuationTimedOut},
 			send(`{"jsonrpc":"2.0","id":3,"method":"session/load","params":{}}`)),
 			"session/load got no answer within the read timeout"},
+		// A line whose "ID" and "ERROR" only case-fold to the protocol's
+		// names answers nothing: the adapter's call timed out.
+		{"case-folded answer", resumeFake("new-1", []string{logContinuationTimedOut},
+			send(`{"jsonrpc":"2.0","id":3,"method":"session/load","params":{}}`),
+			recv(`{"jsonrpc":"2.0","ID":3,"ERROR":{"code":-32002,"message":"no such session"}}`)),
+			"session/load got no answer within the read timeout"},
+		{"case-folded error", resumeFake("new-1", []string{logContinuationTimedOut},
+			send(`{"jsonrpc":"2.0","id":3,"method":"session/load","params":{}}`),
+			recv(`{"jsonrpc":"2.0","id":3,"Error":{"code":-32002,"message":"no such session"}}`)),
+			"session/load got no answer within the read timeout"},
 		{"no replay", resumeFake("new-1", nil,
 			send(`{"jsonrpc":"2.0","id":3,"method":"session/load","params":{}}`),
 			recv(`{"jsonrpc":"2.0","id":3,"result":null}`)),

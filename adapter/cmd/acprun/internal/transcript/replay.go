@@ -16,29 +16,8 @@ import (
 // what the recorded one did.
 var ErrDiverged = errors.New("replay: the client diverged from the transcript")
 
-// rpc is the part of a JSON-RPC message the replay reads.
-type rpc struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-}
-
 // methodPrompt is the request whose content the replay checks.
 const methodPrompt = "session/prompt"
-
-func decodeRPC(line []byte) (rpc, bool) {
-	var m rpc
-	if json.Unmarshal(line, &m) != nil {
-		return m, false
-	}
-	return m, true
-}
-
-// isRequest reports a message with a method and a non-null id.
-func (m rpc) isRequest() bool { return m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null" }
-
-// isResponse reports a message with an id and no method.
-func (m rpc) isResponse() bool { return m.Method == "" && len(m.ID) > 0 }
 
 // Replay plays the runtime's side of t to a live client: the lines the
 // runtime wrote go to stdout (and stderr) in the recorded order, and where
@@ -72,8 +51,8 @@ func Replay(t *Transcript, stdin io.Reader, stdout, stderr io.Writer) (int, erro
 			if err != nil {
 				return 1, fmt.Errorf("replay: reading the client: %w", err)
 			}
-			wm, wok := decodeRPC(want)
-			gm, gok := decodeRPC(got)
+			wm, wok := readMessage(want)
+			gm, gok := readMessage(got)
 			if !wok || !gok {
 				if !bytes.Equal(want, got) {
 					return 1, fmt.Errorf("%w: expected the line %q, got %q", ErrDiverged, want, got)
@@ -99,7 +78,7 @@ func Replay(t *Transcript, stdin io.Reader, stdout, stderr io.Writer) (int, erro
 			if err != nil {
 				return 1, err
 			}
-			if m, ok := decodeRPC(line); ok && m.isResponse() {
+			if m, ok := readMessage(line); ok && m.isResponse() {
 				delete(pending, string(m.ID))
 				if live, ok := ids[string(m.ID)]; ok && !bytes.Equal(live, m.ID) {
 					if line, err = reID(line, live); err != nil {
@@ -141,12 +120,12 @@ func drain(in *bufio.Reader, code int) (int, error) {
 	if err != nil {
 		return 1, fmt.Errorf("replay: reading the client: %w", err)
 	}
-	m, _ := decodeRPC(got)
+	m, _ := readMessage(got)
 	return 1, fmt.Errorf("%w: the client sent %s after the recorded session ended", ErrDiverged, describe(m))
 }
 
 // describe names a message for a divergence report.
-func describe(m rpc) string {
+func describe(m message) string {
 	switch {
 	case m.isRequest():
 		return "a " + m.Method + " request"

@@ -9,22 +9,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/segmentio/encoding/json"
+
+	"acpkit.dev/adapter/internal/normalize"
 )
 
 // showWidth bounds the text of a timeline line after its time and party.
 const showWidth = 100
-
-// message is the part of a JSON-RPC message the timeline reads.
-type message struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    int64  `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
-}
 
 // call is a request waiting for its answer in the timeline.
 type call struct {
@@ -106,8 +96,8 @@ func party(kind string) string {
 
 func (s *timeline) message(at int64, kind string, b []byte) {
 	who := party(kind)
-	var m message
-	if json.Unmarshal(b, &m) != nil {
+	m, ok := readMessage(b)
+	if !ok {
 		s.line(at, who, "a line that is not JSON-RPC: %s", b)
 		return
 	}
@@ -153,37 +143,23 @@ func summary(method string, params json.RawMessage) string {
 	case "session/prompt":
 		return ": " + quote(promptText(params), 70)
 	case "session/update":
-		var p struct {
-			Update struct {
-				Kind    string `json:"sessionUpdate"`
-				Title   string `json:"title"`
-				Status  string `json:"status"`
-				Content struct {
-					Text string `json:"text"`
-				} `json:"content"`
-			} `json:"update"`
-		}
-		if json.Unmarshal(params, &p) != nil {
+		u, ok := normalize.Member(params, "update")
+		if !ok {
 			return ""
 		}
-		u := p.Update
-		out := " " + u.Kind
+		out := " " + str(u, "sessionUpdate")
+		text, title, status := str(member(u, "content"), "text"), str(u, "title"), str(u, "status")
 		switch {
-		case u.Content.Text != "":
-			out += " " + quote(u.Content.Text, 60)
-		case u.Title != "" || u.Status != "":
-			out += " " + strings.TrimSpace(u.Status+" "+quote(u.Title, 60))
+		case text != "":
+			out += " " + quote(text, 60)
+		case title != "" || status != "":
+			out += " " + strings.TrimSpace(status+" "+quote(title, 60))
 		}
 		return out
 	case "session/request_permission":
-		var p struct {
-			ToolCall struct {
-				Title string `json:"title"`
-				Kind  string `json:"kind"`
-			} `json:"toolCall"`
-		}
-		if json.Unmarshal(params, &p) == nil && (p.ToolCall.Kind != "" || p.ToolCall.Title != "") {
-			return ": " + strings.TrimSpace(p.ToolCall.Kind+" "+quote(p.ToolCall.Title, 60))
+		tc := member(params, "toolCall")
+		if title, kind := str(tc, "title"), str(tc, "kind"); kind != "" || title != "" {
+			return ": " + strings.TrimSpace(kind+" "+quote(title, 60))
 		}
 	}
 	return ""
@@ -193,44 +169,30 @@ func summary(method string, params json.RawMessage) string {
 // result means for the methods people follow.
 func answerText(method string, m message) string {
 	if m.Error != nil {
-		return fmt.Sprintf("error %d: %s", m.Error.Code, m.Error.Message)
+		var code int64
+		_ = json.Unmarshal(member(m.Error, "code"), &code)
+		return fmt.Sprintf("error %d: %s", code, str(m.Error, "message"))
 	}
-	var r struct {
-		StopReason string `json:"stopReason"`
-		SessionID  string `json:"sessionId"`
-		Outcome    struct {
-			Outcome  string `json:"outcome"`
-			OptionID string `json:"optionId"`
-		} `json:"outcome"`
-	}
-	_ = json.Unmarshal(m.Result, &r)
+	outcome := member(m.Result, "outcome")
 	switch {
-	case method == "session/prompt" && r.StopReason != "":
-		return r.StopReason
-	case method == "session/new" && r.SessionID != "":
-		return "session " + r.SessionID
-	case method == "session/request_permission" && r.Outcome.OptionID != "":
-		return r.Outcome.Outcome + " " + r.Outcome.OptionID
-	case method == "session/request_permission" && r.Outcome.Outcome != "":
-		return r.Outcome.Outcome
+	case method == "session/prompt" && str(m.Result, "stopReason") != "":
+		return str(m.Result, "stopReason")
+	case method == "session/new" && str(m.Result, "sessionId") != "":
+		return "session " + str(m.Result, "sessionId")
+	case method == "session/request_permission" && str(outcome, "optionId") != "":
+		return str(outcome, "outcome") + " " + str(outcome, "optionId")
+	case method == "session/request_permission" && str(outcome, "outcome") != "":
+		return str(outcome, "outcome")
 	}
 	return "ok"
 }
 
 // promptText joins a session/prompt's text blocks.
 func promptText(params json.RawMessage) string {
-	var p struct {
-		Prompt []struct {
-			Text string `json:"text"`
-		} `json:"prompt"`
-	}
-	if json.Unmarshal(params, &p) != nil {
-		return ""
-	}
 	var b strings.Builder
-	for _, c := range p.Prompt {
-		b.WriteString(c.Text)
-	}
+	normalize.Elements(member(params, "prompt"), func(block []byte) {
+		b.WriteString(str(block, "text"))
+	})
 	return b.String()
 }
 

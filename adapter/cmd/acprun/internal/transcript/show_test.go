@@ -80,3 +80,28 @@ turns
   2       1ms  "And again": error -32000: authentication required
 `, out.String())
 }
+
+// TestShowAndReplayReadMembersByExactNames: the timeline and the replay
+// read a line as acpsdk reads it, by exact member names; "ID", "Result",
+// "PROMPT" or "METHOD" only case-fold to the protocol's names and are
+// other members.
+func TestShowAndReplayReadMembersByExactNames(t *testing.T) {
+	b := record(t,
+		line(adapter.WireSend, `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s","PROMPT":[{"type":"text","text":"folded"}]}}`),
+		line(adapter.WireRecv, `{"jsonrpc":"2.0","ID":3,"method":"session/update","params":{"sessionId":"s","UPDATE":{"sessionUpdate":"plan","entries":[]}}}`),
+		line(adapter.WireRecv, `{"jsonrpc":"2.0","id":3,"Result":{"stopReason":"refusal"}}`),
+	)
+	tr, err := Read(bytes.NewReader(b))
+	require.NoError(t, err)
+	var out bytes.Buffer
+	require.NoError(t, Show(&out, tr))
+	assert.Contains(t, out.String(), `client   session/prompt #3: ""`+"\n")
+	assert.Contains(t, out.String(), "runtime  session/update\n", "a notification: ID is not id, UPDATE not update")
+	assert.Contains(t, out.String(), "runtime  answered session/prompt #3 in 2ms: ok\n", "Result is not result")
+	assert.NotContains(t, out.String(), "folded")
+	assert.NotContains(t, out.String(), "refusal")
+
+	_, err = Replay(session(t, terminated), strings.NewReader(`{"jsonrpc":"2.0","id":1,"METHOD":"session/prompt"}`+"\n"), &out, io.Discard)
+	require.ErrorIs(t, err, ErrDiverged)
+	assert.Contains(t, err.Error(), "expected the client's next message to be a session/prompt request, got a response")
+}
