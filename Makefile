@@ -9,7 +9,7 @@ BENCHTIME ?= 1s
 # (PKG=RUN selects tests: the rest of package adapter needs Unix).
 WINE_TEST_PKGS := ./adapter/internal/launch ./acpsdk ./adapter=OnWindows
 
-.PHONY: all generate golden check-generated schema test test-go go-deps test-deps check-and-lint wine-tests test-windows vet-windows vet-darwin deps bench compile-cost fuzz demo install vet lint check release-check grade-runtimes
+.PHONY: all generate golden check-generated schema test test-go test-windows vet-windows vet-darwin deps bench compile-cost fuzz demo install vet lint check release-check grade-runtimes
 
 all: test
 
@@ -35,28 +35,13 @@ schema:
 	./scripts/fetch-schema.sh
 
 ## deps: install what the tests need (Go modules, npm packages for peer tests).
-deps: go-deps test-deps
-
-go-deps:
+deps:
 	$(GO) mod download
-
-# The Debian and npm packages: downloading and unpacking them is mostly
-# waiting, so make test does it while the lint compiles.
-test-deps:
 	./scripts/install-test-deps.sh
 
 ## test: every test of every module, with the race detector; then the
 ## windows/amd64 build and the Windows tests under Wine, and the release check.
-# The packages install while the generated code is checked and the lint
-# runs (one job each, output kept together per target); the tests start
-# once both are done.
-test: go-deps
-	$(MAKE) --no-print-directory -j2 -Otarget test-deps check-and-lint
-	$(MAKE) --no-print-directory test-go wine-tests release-check
-
-# check-and-lint: the generated code, then the lint, one after the other.
-check-and-lint: check-generated
-	$(MAKE) --no-print-directory lint
+test: deps check-generated lint test-go test-windows release-check
 
 vet:
 	$(GO) vet $(PKGS)
@@ -99,11 +84,7 @@ vet-darwin:
 
 ## test-windows: the Windows tests run for real under Wine (no -race:
 ## the race detector needs cgo for windows).
-test-windows: vet-windows wine-tests
-
-# wine-tests: the Windows tests alone (make test has vetted and built for
-# windows already).
-wine-tests:
+test-windows: vet-windows
 	GO=$(GO) ./scripts/wine-test.sh $(WINE_TEST_PKGS)
 
 ## bench: the side-by-side benchmarks, printed as ratios.
