@@ -151,9 +151,10 @@ func gradeRealRuntime(t *testing.T, spec realruntime.Spec) string {
 	argv = append([]string{"/bin/sh", "-c", `echo launch >> "$0"; exec "$@"`, launches}, argv...)
 	rep, err := check.Grade(context.Background(), check.Standard(), check.Config{
 		Target: check.Target{Argv: argv, Dir: cwd, Env: env},
-		// A launch of these runtimes costs seconds of CPU: the session
-		// checks share one process; a check that does not pass there is
-		// graded again on a fresh launch, so no verdict changes.
+		// A launch of these runtimes costs seconds of CPU: the handshake
+		// and session checks share one process; a check that does not
+		// pass there is graded again on a fresh launch, so no verdict
+		// changes.
 		ShareProcess: true,
 		AuthMethod:   authMethods[spec.Kind],
 		// Generous: on a loaded 2-core machine a runtime's start alone
