@@ -23,16 +23,7 @@ func TestClientWaitFor_LinesReadAfterTheClientWasReaped(t *testing.T) {
 }
 
 func linesReadAfterTheClientWasReaped(t *testing.T) {
-	r := &ClientRun{
-		g:       &clientGrading{cfg: ClientConfig{Timeout: time.Minute, ExitBound: time.Minute}},
-		tr:      newTranscript(nil),
-		changed: make(chan struct{}),
-	}
-	c := &AgentConn{run: r}
-	r.mu.Lock()
-	r.exited = true // reaped before the relay delivered the last line
-	r.broadcastLocked()
-	r.mu.Unlock()
+	c := reapedClient(time.Minute, time.Minute)
 
 	type result struct {
 		m   *Message
@@ -60,16 +51,8 @@ func TestClientWaitFor_EndedOnceTheStdinEndsAfterTheExit(t *testing.T) {
 }
 
 func endedOnceTheStdinEndsAfterTheExit(t *testing.T) {
-	r := &ClientRun{
-		g:       &clientGrading{cfg: ClientConfig{Timeout: time.Hour, ExitBound: time.Hour}},
-		tr:      newTranscript(nil),
-		changed: make(chan struct{}),
-	}
-	c := &AgentConn{run: r, keepAlive: true}
-	r.mu.Lock()
-	r.exited = true
-	r.broadcastLocked()
-	r.mu.Unlock()
+	c := reapedClient(time.Hour, time.Hour)
+	c.keepAlive = true // the test has no agent to tell to exit
 	got := make(chan error, 1)
 	go func() {
 		_, err := c.WaitFor(context.Background(), 0, func(*Message) bool { return false })
@@ -91,19 +74,25 @@ func endedOnceTheStdinEndsAfterTheExit(t *testing.T) {
 func TestClientWaitFor_ExitBoundWhenTheStdinStaysOpen(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const bound = 5 * time.Second
-		r := &ClientRun{
-			g:       &clientGrading{cfg: ClientConfig{Timeout: time.Hour, ExitBound: bound}},
-			tr:      newTranscript(nil),
-			changed: make(chan struct{}),
-		}
-		c := &AgentConn{run: r}
-		r.mu.Lock()
-		r.exited = true
-		r.broadcastLocked()
-		r.mu.Unlock()
+		c := reapedClient(time.Hour, bound)
 		start := time.Now()
 		_, err := c.WaitFor(context.Background(), 0, func(*Message) bool { return false })
 		assert.ErrorIs(t, err, ErrAgentClosed)
 		assert.Equal(t, bound, time.Since(start))
 	})
+}
+
+// reapedClient is a run whose client was reaped, and its agent's
+// connection, with no line read yet.
+func reapedClient(timeout, exitBound time.Duration) *AgentConn {
+	r := &ClientRun{
+		g:       &clientGrading{cfg: ClientConfig{Timeout: timeout, ExitBound: exitBound}},
+		tr:      newTranscript(nil),
+		changed: make(chan struct{}),
+	}
+	r.mu.Lock()
+	r.exited = true
+	r.broadcastLocked()
+	r.mu.Unlock()
+	return &AgentConn{run: r}
 }
