@@ -162,27 +162,19 @@ var errNotMessage = errors.New("not a JSON-RPC message")
 // cannot pass on a line the adapter wrote with a case-folded name.
 func readMsg(line []byte) (Msg, error) {
 	m := Msg{Raw: line}
-	if t := bytes.TrimSpace(line); len(t) == 0 || t[0] != '{' || !json.Valid(t) {
+	e, ok := normalize.ReadEnvelope(line)
+	if !ok {
 		return m, errNotMessage
 	}
-	if _, ok := normalize.Member(line, "method"); ok {
-		method, ok := normalize.StringMember(line, "method")
-		if !ok {
-			return m, fmt.Errorf("%w: its method is not a string", errNotMessage)
-		}
-		m.Method = method
-	}
-	m.ID, _ = normalize.Member(line, "id")
-	m.Params, _ = normalize.Member(line, "params")
-	m.Result, _ = normalize.Member(line, "result")
-	if raw, ok := normalize.Member(line, "error"); ok && string(raw) != "null" {
+	m.ID, m.Method, m.Params, m.Result = e.ID, e.Method, e.Params, e.Result
+	if e.Error != nil {
 		m.Error = &RPCError{}
-		if code, ok := normalize.Member(raw, "code"); ok {
+		if code, ok := normalize.Member(e.Error, "code"); ok {
 			if err := json.Unmarshal(code, &m.Error.Code); err != nil {
 				return m, fmt.Errorf("%w: its error code: %w", errNotMessage, err)
 			}
 		}
-		m.Error.Message, _ = normalize.StringMember(raw, "message")
+		m.Error.Message, _ = normalize.StringMember(e.Error, "message")
 	}
 	return m, nil
 }

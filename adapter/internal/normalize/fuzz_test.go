@@ -62,3 +62,22 @@ func FuzzErrorText(f *testing.F) {
 		}
 	})
 }
+
+// FuzzReadEnvelope: any line is read or refused without a panic, and an
+// envelope read agrees with Member on every member it holds.
+func FuzzReadEnvelope(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"prompt":[]}}`))
+	f.Add([]byte(`{"ID":1,"id":2,"result":{},"error":null}`))
+	f.Add([]byte(`{"method":7}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		e, ok := ReadEnvelope(line)
+		if !ok {
+			return
+		}
+		for name, got := range map[string][]byte{"id": e.ID, "params": e.Params, "result": e.Result} {
+			if want, _ := Member(line, name); string(want) != string(got) {
+				t.Fatalf("%s: envelope %q, Member %q", name, got, want)
+			}
+		}
+	})
+}

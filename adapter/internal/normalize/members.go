@@ -183,3 +183,50 @@ func StringMember(obj []byte, name string) (string, bool) {
 	}
 	return stringValue(raw)
 }
+
+// Envelope is the JSON-RPC envelope of one message, its members read by
+// their exact names in one walk (as Member reads them). The raw values
+// share the line's bytes; each is nil when absent.
+type Envelope struct {
+	ID     []byte
+	Method string // "" when absent or null
+	Params []byte
+	Result []byte
+	Error  []byte // nil when absent or null
+}
+
+// ReadEnvelope reads line's envelope; false when line is not a valid JSON
+// object or its method is neither a string nor null.
+func ReadEnvelope(line []byte) (Envelope, bool) {
+	var e Envelope
+	if !json.Valid(line) {
+		return e, false
+	}
+	var method []byte
+	ok := members(line, '{', func(key, value []byte) {
+		switch {
+		case nameIs(key, "id"):
+			e.ID = value
+		case nameIs(key, "method"):
+			method = value
+		case nameIs(key, "params"):
+			e.Params = value
+		case nameIs(key, "result"):
+			e.Result = value
+		case nameIs(key, "error"):
+			e.Error = value
+		}
+	})
+	if !ok {
+		return e, false
+	}
+	if string(e.Error) == "null" {
+		e.Error = nil
+	}
+	if method != nil && string(method) != "null" {
+		if e.Method, ok = stringValue(method); !ok {
+			return e, false
+		}
+	}
+	return e, true
+}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/segmentio/encoding/json"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestEV9_MemberMatchesNamesExactly(t *testing.T) {
@@ -58,4 +59,28 @@ func FuzzMember(f *testing.F) {
 			}
 		})
 	})
+}
+
+// TestEV10_ReadEnvelopeMatchesExactNames: the envelope reader takes id,
+// method, params, result and error by their exact names in one walk;
+// case-folded names are other members, a null method or error is absent,
+// and a method of another type is no message.
+func TestEV10_ReadEnvelopeMatchesExactNames(t *testing.T) {
+	e, ok := ReadEnvelope([]byte(`{"jsonrpc":"2.0","ID":9,"id":3,"METHOD":"x","method":"session/prompt","Params":{},"params":{"a":1},"result":true,"error":null}` + "\n"))
+	require.True(t, ok)
+	assert.Equal(t, "3", string(e.ID))
+	assert.Equal(t, "session/prompt", e.Method)
+	assert.Equal(t, `{"a":1}`, string(e.Params))
+	assert.Equal(t, "true", string(e.Result))
+	assert.Nil(t, e.Error)
+
+	e, ok = ReadEnvelope([]byte(`{"id":1,"method":null,"error":{"code":-32601}}`))
+	require.True(t, ok)
+	assert.Empty(t, e.Method)
+	assert.Equal(t, `{"code":-32601}`, string(e.Error))
+
+	for _, bad := range []string{`{"method":7}`, `[1]`, `{"id":`, ``} {
+		_, ok := ReadEnvelope([]byte(bad))
+		assert.False(t, ok, bad)
+	}
 }

@@ -69,7 +69,7 @@ func Replay(t *Transcript, stdin io.Reader, stdout, stderr io.Writer) (int, erro
 					return 1, fmt.Errorf("%w: the client sent the prompt %s where the recording has %s", ErrDiverged, quote(g, 200), quote(w, 200))
 				}
 			}
-			if wm.isRequest() {
+			if isRequest(wm) {
 				ids[string(wm.ID)] = gm.ID
 				pending[string(wm.ID)] = true
 			}
@@ -78,7 +78,7 @@ func Replay(t *Transcript, stdin io.Reader, stdout, stderr io.Writer) (int, erro
 			if err != nil {
 				return 1, err
 			}
-			if m, ok := readMessage(line); ok && m.isResponse() {
+			if m, ok := readMessage(line); ok && isResponse(m) {
 				delete(pending, string(m.ID))
 				if live, ok := ids[string(m.ID)]; ok && !bytes.Equal(live, m.ID) {
 					if line, err = reID(line, live); err != nil {
@@ -127,7 +127,7 @@ func drain(in *bufio.Reader, code int) (int, error) {
 // describe names a message for a divergence report.
 func describe(m message) string {
 	switch {
-	case m.isRequest():
+	case isRequest(m):
 		return "a " + m.Method + " request"
 	case m.Method != "":
 		return "a " + m.Method + " notification"
