@@ -196,3 +196,18 @@ func TestShareProcess_UntouchedSkipIsNotGradedAgain(t *testing.T) {
 	next := text(resultOf(shared.rep.Results, "rpc.unknown-method").Transcript)
 	assert.Contains(t, next, "initialized by initialize.version", "auth.method left the shared process to the next check")
 }
+
+// TestShareProcess_SkipByAdvertisedContentIsNotGradedAgain: an agent that
+// advertises every optional content kind leaves prompt.unadvertised-content
+// nothing to try; the check says so from the initialize answer, before it
+// sends the shared process anything, so it is not graded again on a fresh
+// launch (which would skip the same way).
+func TestShareProcess_SkipByAdvertisedContentIsNotGradedAgain(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	b := breaker{flags: []string{"--prompt-image", "--prompt-audio", "--prompt-embedded-context"}}
+	fresh, shared := gradeCounted(t, false, b), gradeCounted(t, true, b)
+	assertSameResults(t, fresh.rep, shared.rep)
+	res := resultOf(shared.rep.Results, "prompt.unadvertised-content")
+	require.Equal(t, check.StatusSkip, res.Status, res.Reason)
+	assert.Empty(t, res.Regraded)
+}
