@@ -283,6 +283,9 @@ func setupOpenCode(t testing.TB, r *Runtime, fake *fakemodel.Server) {
 			"models":  map[string]any{fakemodel.ChatModel: map[string]any{"name": "Fake"}},
 		}},
 		"permission": map[string]any{"edit": "ask", "bash": map[string]any{"*": "ask", "cat *": "allow"}},
+		// Its git snapshot of the workspace at each session's start and step
+		// serves undo, which no test uses: 1.5 CPU-seconds fewer per launch.
+		"snapshot": false,
 	})
 	r.Env = append(r.Env,
 		"OPENCODE_DISABLE_MODELS_FETCH=1",
@@ -295,6 +298,10 @@ func setupOpenCode(t testing.TB, r *Runtime, fake *fakemodel.Server) {
 	)
 }
 
+// QwenMemoryExtraction is in the system prompt of the model call Qwen
+// Code's managed auto-memory makes after a turn, which setupQwen turns off.
+const QwenMemoryExtraction = "managed memory extraction subagent"
+
 // setupQwen points Qwen Code at the fake's chat completions through its
 // OpenAI variables; cat is allowed, everything else asks. Like Gemini CLI
 // it runs without relaunching itself (the relaunch adds --expose-gc for a
@@ -302,6 +309,12 @@ func setupOpenCode(t testing.TB, r *Runtime, fake *fakemodel.Server) {
 func setupQwen(t testing.TB, r *Runtime, fake *fakemodel.Server) {
 	writeJSON(t, filepath.Join(r.Home, ".qwen", "settings.json"), map[string]any{
 		"permissions": map[string]any{"allow": []string{"Bash(cat *)"}},
+		// Its managed auto-memory runs a subagent, a model call of its own,
+		// after every turn (and costs about half a turn's CPU); its usage
+		// statistics are tunnels the fake refuses. Neither is what a test
+		// drives.
+		"memory":  map[string]any{"enableManagedAutoMemory": false, "enableManagedAutoDream": false},
+		"privacy": map[string]any{"usageStatisticsEnabled": false},
 	})
 	r.Env = append(r.Env,
 		"OPENAI_API_KEY=sk-fake",
