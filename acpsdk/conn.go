@@ -269,10 +269,16 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	if err != nil {
 		return err
 	}
+	done := ctx.Done()
+	if done == nil {
+		// A ctx that never ends: a receive costs less than a select.
+		<-p.done
+		return p.decode(result)
+	}
 	select {
 	case <-p.done:
 		return p.decode(result)
-	case <-ctx.Done():
+	case <-done:
 	}
 	select {
 	case <-p.done: // answered while ctx ended: the answer wins
@@ -537,6 +543,13 @@ func (c *Conn) send(ctx context.Context, f outFrame) error {
 	select {
 	case <-c.writerStop:
 		return errConnClosed
+	default:
+	}
+	// Room in the queue is the common case, and a one-case send costs
+	// less than the select that waits.
+	select {
+	case c.outq <- f:
+		return nil
 	default:
 	}
 	select {
