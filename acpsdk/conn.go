@@ -165,7 +165,10 @@ type Conn struct {
 
 // outFrame is one queued write: a complete line, or a flush marker.
 type outFrame struct {
-	data  []byte
+	data []byte
+	// buf, when set, is the recycled buffer data was encoded into: the
+	// writer returns it to frames once data is written (see newFrame).
+	buf   *[]byte
 	call  *outgoingCall // fails with the write error if this write fails
 	flush chan struct{} // closed once everything before it is written
 }
@@ -311,8 +314,10 @@ func (c *Conn) start(ctx context.Context, method string, params any) (*outgoingC
 		return nil, err
 	}
 	id := c.nextID.Add(1)
-	data, err := appendRequest(make([]byte, 0, frameCap), id, method, params)
+	buf := newFrame()
+	data, err := appendRequest(*buf, id, method, params)
 	if err != nil {
+		frames.Put(buf)
 		return nil, err
 	}
 	p := &outgoingCall{id: id, method: method, done: make(chan struct{})}
@@ -329,7 +334,7 @@ func (c *Conn) start(ctx context.Context, method string, params any) (*outgoingC
 	if p.lifts {
 		c.inbox.lift(1)
 	}
-	if err := c.send(ctx, outFrame{data: data, call: p}); err != nil {
+	if err := c.send(ctx, outFrame{data: data, buf: buf, call: p}); err != nil {
 		if c.take(id) != nil {
 			p.err = err
 			c.complete(p)
@@ -346,11 +351,13 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	data, err := appendNotification(make([]byte, 0, frameCap), method, params)
+	buf := newFrame()
+	data, err := appendNotification(*buf, method, params)
 	if err != nil {
+		frames.Put(buf)
 		return err
 	}
-	return c.send(ctx, outFrame{data: data})
+	return c.send(ctx, outFrame{data: data, buf: buf})
 }
 
 // WriteRaw queues line, followed by a newline, exactly as given: no
