@@ -106,10 +106,6 @@ func (r *lineReader) next() ([]byte, error) {
 	}
 }
 
-// drained reports whether every byte read was handed out, so that the
-// next call of next reads the stream, and may wait on it.
-func (r *lineReader) drained() bool { return r.start == r.end && r.err == nil }
-
 // take finishes a complete line: the line, nil for a blank line to skip, or
 // an *OversizeError.
 func (r *lineReader) take(line []byte) ([]byte, error) {
