@@ -91,14 +91,18 @@ type pump struct {
 // without bound.
 const maxQueued = 4096
 
-// pumpMsg is one message to the pump: an item the connection read (in),
-// stamped with the time it was read, posted by session.inbound in read
-// order; or a control from the start, RunTurn, teardown or a goroutine of
-// the pump's own (ctl). Exactly one of in and ctl is set.
+// pumpMsg is one message to the pump: an item the connection read (in, or
+// note for a notification), stamped with the time it was read, posted by
+// session.inbound in read order; or a control from the start, RunTurn,
+// teardown or a goroutine of the pump's own (ctl). At most one of in and
+// ctl is set; neither means note.
 type pumpMsg struct {
-	in  *acpsdk.Inbound
-	at  time.Time
-	ctl pumpControl
+	in *acpsdk.Inbound
+	// note is a notification's request, copied: the connection reuses a
+	// notification's Inbound (acpsdk.OrderedFunc).
+	note acpsdk.Request
+	at   time.Time
+	ctl  pumpControl
 }
 
 // pumpControl is a message from the adapter's own side of the session;
@@ -317,13 +321,15 @@ func (p *pump) handle(m pumpMsg) {
 		return
 	}
 	in, at := m.in, m.at
-	switch in.Kind {
-	case acpsdk.InboundNotification:
-		if in.Request.Method != gen.MethodSessionUpdate {
-			p.s.log.Debug(logUnhandledNotification, "method", in.Request.Method) // EV-12
+	if in == nil {
+		if m.note.Method != gen.MethodSessionUpdate {
+			p.s.log.Debug(logUnhandledNotification, "method", m.note.Method) // EV-12
 			return
 		}
-		p.update(in.Request, at)
+		p.update(&m.note, at)
+		return
+	}
+	switch in.Kind {
 	case acpsdk.InboundRequest:
 		p.request(in.Request, in.Reply, at)
 	case acpsdk.InboundResponse:
