@@ -445,14 +445,16 @@ func TestSDK7_NotificationInboundIsTheConsumersUntilItReturns(t *testing.T) {
 	const n = 300
 	kept := make(chan Request, n)
 	var first *Inbound
+	var seen int
 	reused := make(chan bool, 1)
 	consume := func(_ context.Context, in *Inbound) {
 		if in.Kind != InboundNotification {
 			return
 		}
-		if first == nil {
+		switch seen++; seen {
+		case 1:
 			first = in
-		} else if len(kept) == 1 {
+		case 2:
 			reused <- in == first
 		}
 		kept <- *in.Request
