@@ -165,7 +165,10 @@ type Conn struct {
 
 // outFrame is one queued write: a complete line, or a flush marker.
 type outFrame struct {
-	data  []byte
+	data []byte
+	// buf, when set, is the recycled buffer data was encoded into: the
+	// writer returns it to frames once data is written (see newFrame).
+	buf   *[]byte
 	call  *outgoingCall // fails with the write error if this write fails
 	flush chan struct{} // closed once everything before it is written
 }
@@ -269,10 +272,16 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	if err != nil {
 		return err
 	}
+	done := ctx.Done()
+	if done == nil {
+		// A ctx that never ends: a receive costs less than a select.
+		<-p.done
+		return p.decode(result)
+	}
 	select {
 	case <-p.done:
 		return p.decode(result)
-	case <-ctx.Done():
+	case <-done:
 	}
 	select {
 	case <-p.done: // answered while ctx ended: the answer wins
@@ -305,8 +314,10 @@ func (c *Conn) start(ctx context.Context, method string, params any) (*outgoingC
 		return nil, err
 	}
 	id := c.nextID.Add(1)
-	data, err := appendRequest(make([]byte, 0, frameCap), id, method, params)
+	buf := newFrame()
+	data, err := appendRequest(*buf, id, method, params)
 	if err != nil {
+		frames.Put(buf)
 		return nil, err
 	}
 	p := &outgoingCall{id: id, method: method, done: make(chan struct{})}
@@ -323,7 +334,7 @@ func (c *Conn) start(ctx context.Context, method string, params any) (*outgoingC
 	if p.lifts {
 		c.inbox.lift(1)
 	}
-	if err := c.send(ctx, outFrame{data: data, call: p}); err != nil {
+	if err := c.send(ctx, outFrame{data: data, buf: buf, call: p}); err != nil {
 		if c.take(id) != nil {
 			p.err = err
 			c.complete(p)
@@ -340,11 +351,13 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	data, err := appendNotification(make([]byte, 0, frameCap), method, params)
+	buf := newFrame()
+	data, err := appendNotification(*buf, method, params)
 	if err != nil {
+		frames.Put(buf)
 		return err
 	}
-	return c.send(ctx, outFrame{data: data})
+	return c.send(ctx, outFrame{data: data, buf: buf})
 }
 
 // WriteRaw queues line, followed by a newline, exactly as given: no
@@ -537,6 +550,13 @@ func (c *Conn) send(ctx context.Context, f outFrame) error {
 	select {
 	case <-c.writerStop:
 		return errConnClosed
+	default:
+	}
+	// Room in the queue is the common case, and a one-case send costs
+	// less than the select that waits.
+	select {
+	case c.outq <- f:
+		return nil
 	default:
 	}
 	select {

@@ -87,8 +87,13 @@ func (c *Conn) serveRequest(h *handled, f *incomingRequest) {
 // share of the inbound bound.
 func (c *Conn) answerRequest(ctx context.Context, cancel context.CancelFunc, req *Request, f *incomingRequest, result any, err error) {
 	var frame []byte
+	var buf *[]byte
 	if err == nil {
-		frame, err = appendResult(make([]byte, 0, frameCap), req.ID, result)
+		buf = newFrame()
+		if frame, err = appendResult(*buf, req.ID, result); err != nil {
+			frames.Put(buf)
+			buf = nil
+		}
 	}
 	if err != nil {
 		e := wireError(ctx, err)
@@ -99,7 +104,7 @@ func (c *Conn) answerRequest(ctx context.Context, cancel context.CancelFunc, req
 	}
 	cancel()
 	c.forgetIncoming(req.ID, f)
-	_ = c.send(context.Background(), outFrame{data: frame})
+	_ = c.send(context.Background(), outFrame{data: frame, buf: buf})
 	c.inbox.release(f.size)
 }
 

@@ -1,9 +1,43 @@
 package acpsdk
 
-import "bufio"
+import (
+	"bufio"
+	"sync"
+)
 
 // writeBufferSize batches small frames written back to back into one write.
 const writeBufferSize = 64 << 10
+
+// frames recycles the buffers outgoing messages are encoded into: the
+// writer copies a frame into its own buffer, after which the frame's
+// buffer is free. Two allocations of a request and its answer fewer. A
+// buffer grown past maxRecycledFrame is left to the collector, so that
+// one large message does not keep its memory in the pool.
+var frames = sync.Pool{New: func() any {
+	b := make([]byte, 0, frameCap)
+	return &b
+}}
+
+const maxRecycledFrame = 16 << 10
+
+// newFrame returns an empty buffer to encode an outgoing message into.
+func newFrame() *[]byte {
+	b := frames.Get().(*[]byte)
+	*b = (*b)[:0]
+	return b
+}
+
+// recycle returns a written frame's buffer to frames. With a Tap set it
+// does not: a Tap may keep the lines it sees.
+func (c *Conn) recycle(f *outFrame) {
+	if f.buf == nil || c.tap != nil {
+		return
+	}
+	if cap(f.data) <= maxRecycledFrame {
+		*f.buf = f.data[:0] // keep what encoding grew it to
+	}
+	frames.Put(f.buf)
+}
 
 // writeLoop is the only goroutine that writes to the peer (SP-8). It takes
 // frames in queue order, and flushes the buffer whenever the queue runs
@@ -56,6 +90,7 @@ func (c *Conn) writeLoop() {
 		if _, err := bw.Write(f.data); err != nil {
 			fail(err)
 		}
+		c.recycle(&f)
 	}
 	for {
 		select {

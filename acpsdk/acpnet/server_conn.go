@@ -149,9 +149,7 @@ func (c *serverConn) awaitInitialize(ctx context.Context, line []byte) error {
 func (c *serverConn) write(p []byte) (int, error) {
 	var err error
 	if c.ws != nil && c.answered {
-		err = c.ws.sendBatch(func(send func([]byte) error) error {
-			return c.split.split(p, send)
-		})
+		err = c.ws.sendLines(&c.split, p)
 	} else {
 		err = c.split.split(p, c.route)
 	}

@@ -351,12 +351,16 @@ type wsConn struct {
 	stalled func()
 	// writing is when the write in progress began (UnixNano), 0 when idle.
 	writing atomic.Int64
-	watch   chan struct{} // closed to stop the watchdog
-	once    sync.Once
+	// sendFunc is send as a func value, made once: a method value made
+	// per write would cost an allocation each.
+	sendFunc func([]byte) error
+	watch    chan struct{} // closed to stop the watchdog
+	once     sync.Once
 }
 
 func newWSConn(sock *websocket.Conn, batch *batchConn, ctx context.Context, cancel context.CancelFunc, stall time.Duration, stalled func()) *wsConn {
 	w := &wsConn{sock: sock, batch: batch, ctx: ctx, cancel: cancel, stall: stall, stalled: stalled, watch: make(chan struct{})}
+	w.sendFunc = w.send
 	go w.watchdog()
 	return w
 }
@@ -394,11 +398,11 @@ func (w *wsConn) send(msg []byte) error {
 	return err
 }
 
-// sendBatch writes the messages each lines calls send for, gathered into
-// one write.
-func (w *wsConn) sendBatch(lines func(send func([]byte) error) error) error {
+// sendLines writes each complete line of p that split finds as one
+// message, all gathered into one write.
+func (w *wsConn) sendLines(split *lineSplitter, p []byte) error {
 	w.batch.begin()
-	err := lines(w.send)
+	err := split.split(p, w.sendFunc)
 	w.writing.Store(time.Now().UnixNano())
 	if endErr := w.batch.end(); err == nil {
 		err = endErr
