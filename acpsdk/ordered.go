@@ -109,6 +109,13 @@ func (in *Inbound) Result(into any) error {
 // after the consumer has taken it, so a consumer must not wait on a call
 // of its own while it stops taking items: use [Conn.Go] and take the
 // answer from the sequence, or make the call with the consumer's ctx.
+//
+// A notification's Inbound, and its Request, are the consumer's only until
+// it returns: the connection reuses them for the next notification, so
+// that a notification costs no allocation of its own. To keep one, copy
+// the Request (r := *in.Request; [Request.DecodeParams] still trusts the
+// copy); its Params share the line, which is never written again, and may
+// be kept. Every other item may be kept.
 type OrderedFunc func(ctx context.Context, in *Inbound)
 
 // NewOrderedConn starts a connection reading r and writing w whose
@@ -128,10 +135,12 @@ func NewOrderedConn(r io.Reader, w io.Writer, f OrderedFunc, opts *Options) *Con
 // ordered is the consumer of a Conn made by NewOrderedConn.
 type ordered struct {
 	f OrderedFunc
+	// note is every notification's Inbound in turn (see OrderedFunc):
+	// only the dispatcher takes items, one at a time.
+	note inboundNotification
 }
 
-// inboundNotification is a notification's Inbound with its Request, in
-// one allocation.
+// inboundNotification is a notification's Inbound with its Request.
 type inboundNotification struct {
 	Inbound
 	req Request
@@ -140,7 +149,8 @@ type inboundNotification struct {
 func (o *ordered) take(c *Conn, it item) {
 	var in *Inbound
 	if it.kind == InboundNotification {
-		n := &inboundNotification{Inbound: Inbound{Kind: it.kind}, req: Request{Method: it.method, Params: it.params, validated: it.params}}
+		n := &o.note
+		*n = inboundNotification{Inbound: Inbound{Kind: it.kind}, req: Request{Method: it.method, Params: it.params, validated: it.params}}
 		n.Request = &n.req
 		in = &n.Inbound
 	} else {

@@ -17,6 +17,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"acpkit.dev/acpsdk/gen"
 )
 
 // sequence records what an OrderedFunc receives, one line per item.
@@ -432,4 +434,41 @@ func FuzzConnInOrder(f *testing.F) {
 		mu.Unlock()
 		requireAnswersWellFormed(t, in, out.String())
 	})
+}
+
+// TestSDK7_NotificationInboundIsTheConsumersUntilItReturns (issue #23): the
+// connection reuses a notification's Inbound for the next one, so a
+// notification costs no allocation of its own; a consumer keeps one by
+// copying its Request, which then decodes, still trusted, after many
+// notifications more.
+func TestSDK7_NotificationInboundIsTheConsumersUntilItReturns(t *testing.T) {
+	const n = 300
+	kept := make(chan Request, n)
+	var first *Inbound
+	var seen int
+	reused := make(chan bool, 1)
+	consume := func(_ context.Context, in *Inbound) {
+		if in.Kind != InboundNotification {
+			return
+		}
+		switch seen++; seen {
+		case 1:
+			first = in
+		case 2:
+			reused <- in == first
+		}
+		kept <- *in.Request
+	}
+	_, p := newOrderedPeer(t, consume, nil)
+	for i := range n {
+		p.sendAsync(fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s%d","update":{"sessionUpdate":"plan","entries":[]}}}`, i))
+	}
+	require.True(t, await(t, reused), "the second notification reuses the first's Inbound")
+	for i := range n {
+		r := await(t, kept)
+		var note gen.SessionNotification
+		require.NoError(t, r.DecodeParams(&note))
+		require.Equal(t, gen.SessionID(fmt.Sprintf("s%d", i)), note.SessionID)
+		require.True(t, within(string(note.SessionID), r.Params), "decoded trusted: shares the line")
+	}
 }

@@ -278,13 +278,13 @@ func (p *pump) noteRefusal(params []byte) {
 // call's own update counts (OpenCode and Qwen Code report the refused call
 // failed, then end the turn) nor one announcing the session's state (Qwen
 // Code's commands): only what the runtime did, or anything unknown.
-func (p *pump) noteUpdate(variant string, update []byte) {
+func (p *pump) noteUpdate(variant, callID string, hasCallID bool) {
 	t := p.turn
 	if t == nil || t.refusals == 0 || t.updatedAfterRefusal || sessionState[variant] {
 		return
 	}
 	if variant == gen.SessionUpdateToolCallUpdateTag {
-		if id, ok := normalize.StringMember(update, "toolCallId"); ok && slices.Contains(t.refusedCalls, id) {
+		if hasCallID && slices.Contains(t.refusedCalls, callID) {
 			return
 		}
 	}

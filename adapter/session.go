@@ -101,6 +101,11 @@ func (s *session) watchStdout() {
 // stops the reader.
 func (s *session) inbound(ctx context.Context, in *acpsdk.Inbound) {
 	m := pumpMsg{in: in, at: s.a.now()}
+	if in.Kind == acpsdk.InboundNotification {
+		// The connection reuses a notification's Inbound once this
+		// returns: the pump gets a copy of its request.
+		m.in, m.note = nil, *in.Request
+	}
 	if in.Kind == acpsdk.InboundEnd {
 		// The end is delivered even when Close is what ended the
 		// connection (and ctx with it): an open turn ends on it.

@@ -47,7 +47,10 @@ type pump struct {
 	// prompt is queued after it (TU-7, PM-6).
 	lastCancel <-chan struct{}
 
-	norm      normalize.Normalizer
+	norm normalize.Normalizer
+	// note is the session/update being normalized, decoded in place so
+	// that an update costs no allocation of its own.
+	note      gen.SessionNotification
 	caps      normalize.Capabilities
 	sessionID string
 	idKnown   bool
@@ -88,14 +91,18 @@ type pump struct {
 // without bound.
 const maxQueued = 4096
 
-// pumpMsg is one message to the pump: an item the connection read (in),
-// stamped with the time it was read, posted by session.inbound in read
-// order; or a control from the start, RunTurn, teardown or a goroutine of
-// the pump's own (ctl). Exactly one of in and ctl is set.
+// pumpMsg is one message to the pump: an item the connection read (in, or
+// note for a notification), stamped with the time it was read, posted by
+// session.inbound in read order; or a control from the start, RunTurn,
+// teardown or a goroutine of the pump's own (ctl). At most one of in and
+// ctl is set; neither means note.
 type pumpMsg struct {
-	in  *acpsdk.Inbound
-	at  time.Time
-	ctl pumpControl
+	in *acpsdk.Inbound
+	// note is a notification's request, copied: the connection reuses a
+	// notification's Inbound (acpsdk.OrderedFunc).
+	note acpsdk.Request
+	at   time.Time
+	ctl  pumpControl
 }
 
 // pumpControl is a message from the adapter's own side of the session;
@@ -314,13 +321,15 @@ func (p *pump) handle(m pumpMsg) {
 		return
 	}
 	in, at := m.in, m.at
-	switch in.Kind {
-	case acpsdk.InboundNotification:
-		if in.Request.Method != gen.MethodSessionUpdate {
-			p.s.log.Debug(logUnhandledNotification, "method", in.Request.Method) // EV-12
+	if in == nil {
+		if m.note.Method != gen.MethodSessionUpdate {
+			p.s.log.Debug(logUnhandledNotification, "method", m.note.Method) // EV-12
 			return
 		}
-		p.update(in.Request.Params, at)
+		p.update(&m.note, at)
+		return
+	}
+	switch in.Kind {
 	case acpsdk.InboundRequest:
 		p.request(in.Request, in.Reply, at)
 	case acpsdk.InboundResponse:
@@ -355,29 +364,76 @@ func (p *pump) emit(evs ...normalize.Event) {
 	}
 }
 
-// update normalizes the params of one session/update read at at
-// (EV-1..EV-10).
-func (p *pump) update(params []byte, at time.Time) {
+// update normalizes one session/update read at at (EV-1..EV-10). The
+// params are decoded once, by acpsdk, trusting the line the connection
+// validated (params it did not read are validated); an update of EV-1's
+// set is normalized from that decoding. Everything else (params that do
+// not decode, Debug-only and unrecognised variants) is read again by the
+// validating path, which tells them apart by the members and tag as sent.
+func (p *pump) update(req *acpsdk.Request, at time.Time) {
+	n := &p.note
+	if req.DecodeParams(n) == nil && normalize.Decodes(n.Update) {
+		if sid := string(n.SessionID); p.ours(sid) {
+			evs, info := p.norm.Decoded(n.Update, at)
+			var callID string
+			u, isCallUpdate := n.Update.(*gen.SessionUpdateToolCallUpdate)
+			if isCallUpdate {
+				callID = string(u.ToolCallID)
+			}
+			p.updated(sid, evs, info, callID, isCallUpdate)
+		}
+		*n = gen.SessionNotification{} // keeps nothing of the line
+		return
+	}
+	p.updateRead(req.Params, at)
+}
+
+// updateRead normalizes session/update params from their bytes, validating
+// them: it reads the session id, the update and its tag by their exact
+// names as sent, so it decides every update the trusted decoding does not
+// (EV-2, EV-9, EV-10).
+func (p *pump) updateRead(params []byte, at time.Time) {
 	sid, upd, err := normalize.DecodeNotification(params)
 	if err != nil {
 		p.emit(p.norm.Malformed(normalize.MsgUnparsableLine, at)...)
 		return
 	}
-	// SR-6: while a load is outstanding its id counts as the session's own.
-	loading := p.load != nil && string(sid) == p.load.id
-	if p.idKnown && string(sid) != p.sessionID && !loading {
-		p.s.log.Debug(logForeignUpdate, "session_id", string(sid))
+	if !p.ours(string(sid)) {
 		return
 	}
 	evs, info := p.norm.Update(upd, at)
-	p.noteUpdate(info.Variant, upd) // DI-11
+	var callID string
+	var hasCallID bool
+	if info.Variant == gen.SessionUpdateToolCallUpdateTag {
+		callID, hasCallID = normalize.StringMember(upd, "toolCallId")
+	}
+	p.updated(string(sid), evs, info, callID, hasCallID)
+}
+
+// ours reports whether an update for session sid is this session's; one
+// for another session is logged and ignored.
+func (p *pump) ours(sid string) bool {
+	// SR-6: while a load is outstanding its id counts as the session's own.
+	loading := p.load != nil && sid == p.load.id
+	if p.idKnown && sid != p.sessionID && !loading {
+		p.s.log.Debug(logForeignUpdate, "session_id", sid)
+		return false
+	}
+	return true
+}
+
+// updated does the bookkeeping of one normalized update for session sid
+// (callID is a tool_call_update's toolCallId, if it has one) and emits its
+// events.
+func (p *pump) updated(sid string, evs []normalize.Event, info normalize.Info, callID string, hasCallID bool) {
+	p.noteUpdate(info.Variant, callID, hasCallID) // DI-11
 	switch {
 	case info.FirstUnknown:
 		p.s.log.Debug(logUnrecognizedVariant, "session_update", info.Variant)
 	case info.DebugOnly:
 		p.s.log.Debug(logDebugUpdate, "session_update", info.Variant)
 	}
-	if w := p.load; w != nil && info.Replay && !info.Invalid && string(sid) == w.id && !w.hit {
+	if w := p.load; w != nil && info.Replay && !info.Invalid && sid == w.id && !w.hit {
 		w.hit = true
 		close(w.seen)
 		if st := p.stage; st != nil && st.method == gen.MethodSessionLoad && st.answered {

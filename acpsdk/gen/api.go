@@ -677,6 +677,7 @@ var Surface = surface.New(surface.Spec[Agent, Client, *AgentPeer, *ClientPeer]{
 	NewParams:      newParams,
 	NewResult:      newResult,
 	NotImplemented: ErrNotImplemented,
+	Params:         decodeTrustedParams,
 	Result:         decodeTrustedResult,
 	Schema:         "schema/v1/schema.json",
 })
@@ -764,6 +765,89 @@ func decodeTrustedResult(data []byte, into any) (ok bool, err error) {
 	case *WaitForTerminalExitResponse:
 		*x = WaitForTerminalExitResponse{}
 		return true, jsonx.Length(x.decodeAt(data, nil))
+	}
+	return false, nil
+}
+
+// decodeTrustedParams decodes validated params into a method's params
+// type; ok is false for any other destination.
+func decodeTrustedParams(data []byte, into any) (ok bool, err error) {
+	switch x := into.(type) {
+	case *CancelRequestNotification:
+		*x = CancelRequestNotification{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *AuthenticateRequest:
+		*x = AuthenticateRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *CompleteElicitationNotification:
+		*x = CompleteElicitationNotification{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *CreateElicitationRequest:
+		*x = CreateElicitationRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *ReadTextFileRequest:
+		*x = ReadTextFileRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *WriteTextFileRequest:
+		*x = WriteTextFileRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *InitializeRequest:
+		*x = InitializeRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *LogoutRequest:
+		*x = LogoutRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *CancelNotification:
+		*x = CancelNotification{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *CloseSessionRequest:
+		*x = CloseSessionRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *DeleteSessionRequest:
+		*x = DeleteSessionRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *ListSessionsRequest:
+		*x = ListSessionsRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *LoadSessionRequest:
+		*x = LoadSessionRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *NewSessionRequest:
+		*x = NewSessionRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *PromptRequest:
+		*x = PromptRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *RequestPermissionRequest:
+		*x = RequestPermissionRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *ResumeSessionRequest:
+		*x = ResumeSessionRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *SetSessionConfigOptionRequest:
+		*x = SetSessionConfigOptionRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *SetSessionModeRequest:
+		*x = SetSessionModeRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *SessionNotification:
+		*x = SessionNotification{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *CreateTerminalRequest:
+		*x = CreateTerminalRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *KillTerminalRequest:
+		*x = KillTerminalRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *TerminalOutputRequest:
+		*x = TerminalOutputRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *ReleaseTerminalRequest:
+		*x = ReleaseTerminalRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *WaitForTerminalExitRequest:
+		*x = WaitForTerminalExitRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
 	}
 	return false, nil
 }

@@ -34,6 +34,7 @@ var ErrNotImplemented = errors.New("gen: method not implemented")
 	}
 	e.surface(g)
 	e.trustedResult(g)
+	e.trustedParams(g)
 	g.Text(decodeParams)
 	return nil
 }
@@ -273,6 +274,7 @@ var Surface = surface.New(surface.Spec[Agent, Client, *AgentPeer, *ClientPeer]{
 	NewParams:      newParams,
 	NewResult:      newResult,
 	NotImplemented: ErrNotImplemented,
+	Params:         decodeTrustedParams,
 	Result:         decodeTrustedResult,
 	Schema:         %q,
 })
@@ -310,6 +312,30 @@ func decodeTrustedResult(data []byte, into any) (ok bool, err error) {`)
 		}
 		seen[r.Name] = true
 		cases = append(cases, fmt.Sprintf("case *%[1]s:\n*x = %[1]s{}\nreturn true, jsonx.Length(x.decodeAt(data, nil))", r.Name))
+	}
+	g.P("%s\nreturn false, nil\n}\n", braced("switch x := into.(type)", cases))
+}
+
+// trustedParams prints decodeTrustedParams: a method's params decoded from
+// a line the connection already validated, as the trusted dispatchers
+// decode them (reset, then decodeParams), for a consumer that takes raw
+// messages and decodes them itself (acpsdk's Request.DecodeParams).
+func (e *emitter) trustedParams(g *printer) {
+	g.P(`// decodeTrustedParams decodes validated params into a method's params
+// type; ok is false for any other destination.
+func decodeTrustedParams(data []byte, into any) (ok bool, err error) {`)
+	var cases []string
+	seen := map[string]bool{}
+	for _, m := range e.m.Methods {
+		p := m.Params
+		if p != nil && p.Kind == TAlias {
+			p = p.Alias // the same Go type: one case
+		}
+		if p == nil || p.Kind != TStruct || seen[p.Name] {
+			continue
+		}
+		seen[p.Name] = true
+		cases = append(cases, fmt.Sprintf("case *%[1]s:\n*x = %[1]s{}\nreturn true, decodeParams(data, true, x.decodeAt)", p.Name))
 	}
 	g.P("%s\nreturn false, nil\n}\n", braced("switch x := into.(type)", cases))
 }

@@ -495,6 +495,7 @@ var Surface = surface.New(surface.Spec[Agent, Client, *AgentPeer, *ClientPeer]{
 	NewParams:      newParams,
 	NewResult:      newResult,
 	NotImplemented: ErrNotImplemented,
+	Params:         decodeTrustedParams,
 	Result:         decodeTrustedResult,
 	Schema:         "schema/v2/schema.json",
 })
@@ -561,6 +562,68 @@ func decodeTrustedResult(data []byte, into any) (ok bool, err error) {
 	case *CancelToolCallResponse:
 		*x = CancelToolCallResponse{}
 		return true, jsonx.Length(x.decodeAt(data, nil))
+	}
+	return false, nil
+}
+
+// decodeTrustedParams decodes validated params into a method's params
+// type; ok is false for any other destination.
+func decodeTrustedParams(data []byte, into any) (ok bool, err error) {
+	switch x := into.(type) {
+	case *CancelRequestNotification:
+		*x = CancelRequestNotification{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *LoginAuthRequest:
+		*x = LoginAuthRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *LogoutAuthRequest:
+		*x = LogoutAuthRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *CompleteElicitationNotification:
+		*x = CompleteElicitationNotification{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *CreateElicitationRequest:
+		*x = CreateElicitationRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *InitializeRequest:
+		*x = InitializeRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *CancelSessionNotification:
+		*x = CancelSessionNotification{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *CloseSessionRequest:
+		*x = CloseSessionRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *DeleteSessionRequest:
+		*x = DeleteSessionRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *ListSessionsRequest:
+		*x = ListSessionsRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *NewSessionRequest:
+		*x = NewSessionRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *PromptRequest:
+		*x = PromptRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *RequestPermissionRequest:
+		*x = RequestPermissionRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *ResumeSessionRequest:
+		*x = ResumeSessionRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *SetSessionConfigOptionRequest:
+		*x = SetSessionConfigOptionRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *UpdateSessionNotification:
+		*x = UpdateSessionNotification{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *CancelTerminalRequest:
+		*x = CancelTerminalRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *CancelToolCallRequest:
+		*x = CancelToolCallRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
 	}
 	return false, nil
 }

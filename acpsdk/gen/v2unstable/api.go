@@ -920,6 +920,7 @@ var Surface = surface.New(surface.Spec[Agent, Client, *AgentPeer, *ClientPeer]{
 	NewParams:      newParams,
 	NewResult:      newResult,
 	NotImplemented: ErrNotImplemented,
+	Params:         decodeTrustedParams,
 	Result:         decodeTrustedResult,
 	Schema:         "schema/v2/schema.unstable.json",
 })
@@ -1013,6 +1014,110 @@ func decodeTrustedResult(data []byte, into any) (ok bool, err error) {
 	case *CancelToolCallResponse:
 		*x = CancelToolCallResponse{}
 		return true, jsonx.Length(x.decodeAt(data, nil))
+	}
+	return false, nil
+}
+
+// decodeTrustedParams decodes validated params into a method's params
+// type; ok is false for any other destination.
+func decodeTrustedParams(data []byte, into any) (ok bool, err error) {
+	switch x := into.(type) {
+	case *CancelRequestNotification:
+		*x = CancelRequestNotification{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *LoginAuthRequest:
+		*x = LoginAuthRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *LogoutAuthRequest:
+		*x = LogoutAuthRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *AuthStatusRequest:
+		*x = AuthStatusRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *AuthStatusUpdateNotification:
+		*x = AuthStatusUpdateNotification{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *CompleteElicitationNotification:
+		*x = CompleteElicitationNotification{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *CreateElicitationRequest:
+		*x = CreateElicitationRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *InitializeRequest:
+		*x = InitializeRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *MessageMcpNotification:
+		*x = MessageMcpNotification{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *MessageMcpRequest:
+		*x = MessageMcpRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *DisableProviderRequest:
+		*x = DisableProviderRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *ListProvidersRequest:
+		*x = ListProvidersRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *SetProviderRequest:
+		*x = SetProviderRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *ProxySuccessorRequest:
+		*x = ProxySuccessorRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *ProxySuccessorNotification:
+		*x = ProxySuccessorNotification{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *ArchiveSessionRequest:
+		*x = ArchiveSessionRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *CancelSessionNotification:
+		*x = CancelSessionNotification{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *CloseSessionRequest:
+		*x = CloseSessionRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *DeleteSessionRequest:
+		*x = DeleteSessionRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *ForkSessionRequest:
+		*x = ForkSessionRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *ListSessionsRequest:
+		*x = ListSessionsRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *NewSessionRequest:
+		*x = NewSessionRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *PromptRequest:
+		*x = PromptRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *RequestPermissionRequest:
+		*x = RequestPermissionRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *ResumeSessionRequest:
+		*x = ResumeSessionRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *SetSessionConfigOptionRequest:
+		*x = SetSessionConfigOptionRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *SetSessionTitleRequest:
+		*x = SetSessionTitleRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *SessionStatusRequest:
+		*x = SessionStatusRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *UnarchiveSessionRequest:
+		*x = UnarchiveSessionRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *UpdateSessionNotification:
+		*x = UpdateSessionNotification{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *CancelTerminalRequest:
+		*x = CancelTerminalRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
+	case *CancelToolCallRequest:
+		*x = CancelToolCallRequest{}
+		return true, decodeParams(data, true, x.decodeAt)
 	}
 	return false, nil
 }

@@ -57,6 +57,10 @@ type Spec[A, C, AP, CP any] struct {
 	// into when into points to one of the package's result types; ok is
 	// false for any other destination.
 	Result func(data []byte, into any) (ok bool, err error)
+	// Params decodes a request's or notification's params, taken from a
+	// validated line, into into when into points to one of the package's
+	// params types; ok is false for any other destination.
+	Params func(data []byte, into any) (ok bool, err error)
 }
 
 // Surface is a generated package's [Spec], opaque to users.
@@ -65,16 +69,23 @@ type Surface[A, C, AP, CP any] struct {
 }
 
 // New makes the Surface a generated package exports, and registers its
-// trusted result decoder (see [DecodeResult]). It is called from package
-// initialization only.
+// trusted result and params decoders (see [DecodeResult], [DecodeParams]).
+// It is called from package initialization only.
 func New[A, C, AP, CP any](spec Spec[A, C, AP, CP]) *Surface[A, C, AP, CP] {
-	if spec.Result != nil {
-		mu.Lock()
-		rs := append(append([]func([]byte, any) (bool, error){}, *results.Load()...), spec.Result)
-		results.Store(&rs)
-		mu.Unlock()
-	}
+	register(&results, spec.Result)
+	register(&params, spec.Params)
 	return &Surface[A, C, AP, CP]{spec: spec}
+}
+
+// register adds a surface's trusted decoder to list.
+func register(list *atomic.Pointer[[]decoder], d decoder) {
+	if d == nil {
+		return
+	}
+	mu.Lock()
+	ds := append(append([]decoder{}, *list.Load()...), d)
+	list.Store(&ds)
+	mu.Unlock()
 }
 
 // Schema names the schema file the surface was generated from.
@@ -84,20 +95,39 @@ func (s *Surface[A, C, AP, CP]) Schema() string { return s.spec.Schema }
 // internal tree) can call it.
 func SpecOf[A, C, AP, CP any](s *Surface[A, C, AP, CP]) *Spec[A, C, AP, CP] { return &s.spec }
 
-// results holds every surface's trusted result decoder; it is read on
-// every response, so without a lock.
+// decoder is a surface's trusted result or params decoder.
+type decoder = func(data []byte, into any) (ok bool, err error)
+
+// results and params hold every surface's trusted result and params
+// decoders; they are read on every message decoded, so without a lock.
 var (
 	mu      sync.Mutex
-	results atomic.Pointer[[]func([]byte, any) (bool, error)]
+	results atomic.Pointer[[]decoder]
+	params  atomic.Pointer[[]decoder]
 )
 
-func init() { results.Store(&[]func([]byte, any) (bool, error){}) }
+func init() {
+	results.Store(&[]decoder{})
+	params.Store(&[]decoder{})
+}
 
 // DecodeResult decodes a validated result with the trusted decoder of
 // whichever surface owns into's type; ok is false when none does.
 func DecodeResult(data []byte, into any) (ok bool, err error) {
-	for _, r := range *results.Load() {
-		if ok, err := r(data, into); ok {
+	return decode(&results, data, into)
+}
+
+// DecodeParams decodes validated params with the trusted decoder of
+// whichever surface owns into's type; ok is false when none does. Absent or
+// null params decode as {}, and errors carry the path "params…", as the
+// trusted dispatchers decode them.
+func DecodeParams(data []byte, into any) (ok bool, err error) {
+	return decode(&params, data, into)
+}
+
+func decode(list *atomic.Pointer[[]decoder], data []byte, into any) (ok bool, err error) {
+	for _, d := range *list.Load() {
+		if ok, err := d(data, into); ok {
 			return true, err
 		}
 	}

@@ -35,7 +35,9 @@ func (a *Accumulator) Chunk(dst []Event, id string, hasID bool, text string, at 
 		}
 	}
 	if !a.open {
-		a.open, a.hasID, a.id = true, hasID, id
+		// Its own copy: the caller's id may share a line, and the
+		// message outlives it.
+		a.open, a.hasID, a.id = true, hasID, strings.Clone(id)
 	}
 	a.add(text)
 	a.last = at

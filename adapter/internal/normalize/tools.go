@@ -1,6 +1,7 @@
 package normalize
 
 import (
+	"strings"
 	"time"
 
 	"acpkit.dev/acpsdk/gen"
@@ -8,17 +9,18 @@ import (
 	"acpkit.dev/adapter/internal/contract"
 )
 
-// toolKinds is the closed set tool kinds normalize to (TC-3).
-var toolKinds = map[string]bool{
-	"read": true, "edit": true, "delete": true, "move": true, "search": true,
-	"execute": true, "think": true, "fetch": true, "switch_mode": true, "other": true,
+// toolKinds is the closed set tool kinds normalize to (TC-3), each mapped to
+// itself: the normalized kind is the set's own string, never the caller's.
+var toolKinds = map[string]string{
+	"read": "read", "edit": "edit", "delete": "delete", "move": "move", "search": "search",
+	"execute": "execute", "think": "think", "fetch": "fetch", "switch_mode": "switch_mode", "other": "other",
 }
 
 // ToolKind normalizes a declared tool kind to the closed set; an absent or
 // unrecognised value is "other" (TC-3).
 func ToolKind(kind string) string {
-	if toolKinds[kind] {
-		return kind
+	if k, ok := toolKinds[kind]; ok {
+		return k
 	}
 	return "other"
 }
@@ -35,11 +37,12 @@ type ToolTracker struct {
 }
 
 // Begin records a tool call under its id (TC-1). A repeated id restarts it.
+// The tracker keeps its own copy of id (the caller's may share a line).
 func (t *ToolTracker) Begin(id, kind string, at time.Time) {
 	if t.calls == nil {
 		t.calls = make(map[string]toolCall)
 	}
-	t.calls[id] = toolCall{kind: ToolKind(kind), begin: at}
+	t.calls[strings.Clone(id)] = toolCall{kind: ToolKind(kind), begin: at}
 }
 
 // Update applies a tool_call_update. A terminal status (completed, failed)
@@ -58,7 +61,7 @@ func (t *ToolTracker) Update(id string, status gen.ToolCallStatus, title string,
 	return Event{
 		Type:           contract.EventToolResult,
 		Time:           at,
-		Message:        Cap(title),
+		Message:        strings.Clone(Cap(title)), // the caller's may share a line
 		ToolName:       c.kind,
 		ToolDurationMS: d,
 		ToolError:      status == gen.ToolCallStatusFailed,

@@ -106,11 +106,27 @@ var debugOnly = map[string]bool{
 	gen.SessionUpdateUsageUpdateTag:             true,
 }
 
-// Update normalizes one update object received at at and returns the events
-// to emit in order, flushes first.
-func (n *Normalizer) Update(update []byte, at time.Time) ([]Event, Info) {
+// Decodes reports whether Decoded normalizes u: a variant of EV-1's closed
+// set. Every other update (a Debug-only or unrecognised variant, or one
+// that failed to decode) is Update's, which reads its tag as sent.
+func Decodes(u gen.SessionUpdate) bool {
+	switch u.(type) {
+	case *gen.SessionUpdateAgentMessageChunk, *gen.SessionUpdateUserMessageChunk,
+		*gen.SessionUpdateAgentThoughtChunk, *gen.SessionUpdateToolCall,
+		*gen.SessionUpdateToolCallUpdate, *gen.SessionUpdatePlan:
+		return true
+	}
+	return false
+}
+
+// Decoded normalizes an update already decoded, received at at, as Update
+// would, when Decodes takes it (any other yields nothing: give those to
+// Update, which reads their tag as sent). The adapter's pump hands it the
+// update acpsdk decoded from the line it validated, so the line is walked
+// once; the update's strings may share that line, so what the normalizer
+// keeps past the call it clones.
+func (n *Normalizer) Decoded(u gen.SessionUpdate, at time.Time) ([]Event, Info) {
 	var info Info
-	u, err := gen.UnmarshalSessionUpdate(update)
 	switch u := u.(type) {
 	case *gen.SessionUpdateAgentMessageChunk:
 		info.mark(gen.SessionUpdateAgentMessageChunkTag)
@@ -157,6 +173,18 @@ func (n *Normalizer) Update(update []byte, at time.Time) ([]Event, Info) {
 		info.mark(gen.SessionUpdatePlanTag)
 		return n.flush(Event{Type: contract.EventOtherMessage, Time: at, Message: MsgPlanUpdate}), info
 	}
+	return nil, info // not one Decodes takes: Update's
+}
+
+// Update normalizes one update object received at at and returns the events
+// to emit in order, flushes first. It validates update (and decodes a
+// private copy): any bytes may be given.
+func (n *Normalizer) Update(update []byte, at time.Time) ([]Event, Info) {
+	u, err := gen.UnmarshalSessionUpdate(update)
+	if Decodes(u) {
+		return n.Decoded(u, at)
+	}
+	var info Info
 	// Unknown tag, a tag outside EV-1's set, a Debug-only variant, or a
 	// decode failure: the tag as sent tells them apart.
 	variant := tag(update)
