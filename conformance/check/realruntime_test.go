@@ -187,6 +187,8 @@ func gradeRealRuntime(t *testing.T, spec realruntime.Spec) string {
 	t.Logf("%s against the fake model:\n%s", spec.Kind, out.String())
 	assert.NoFileExists(t, never, "every write was refused")
 	realruntime.AssertOffline(t, fake)
+	assert.False(t, fake.ModelRequestContains(realruntime.QwenMemoryExtraction),
+		"Qwen Code's auto-memory is off (realruntime's setupQwen): no model call of its own after a turn")
 	rt.AssertGone(t, 5*time.Second)
 	row := runtimeRow(spec.Kind, rep)
 	t.Logf("runtime table row:\n%s", row)
