@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -78,6 +79,12 @@ func (r *fileRecord) Trace(format string, args ...any) {
 type Record struct {
 	Wrote []int
 	Trace []string
+}
+
+// ReadPrompt reports whether the runtime read turn i's prompt: a turn PM-7
+// ended with a latched ending sent none.
+func (r Record) ReadPrompt(i int) bool {
+	return slices.Contains(r.Trace, fmt.Sprintf("read prompt %d", i))
 }
 
 // ReadRecord parses what FileRecord wrote.
