@@ -38,8 +38,8 @@ var allRuntimes = flag.Bool("all-runtimes", false, "grade all seven runtimes, no
 // put make test over its 20 minutes on two cores (measured: 1,289 s from a
 // fresh clone, this package 558 s of it under -race; measured again with
 // cheaper runtime settings, 1,239 s to the end of the Go tests and this
-// package 500 s); the other five are
-// graded by make grade-runtimes, which also checks their rows of the table.
+// package 500 s); the other five are graded by make grade-runtimes, which
+// also checks their rows of the table.
 var gradedInMakeTest = []realruntime.Kind{realruntime.ClaudeAgentACP, realruntime.CodexACP}
 
 // acpcheckScript is the model behind acpcheck's prompts for the runtime:
