@@ -252,6 +252,7 @@ func newConn(r io.Reader, w io.Writer, cn consumer, opts *Options) *Conn {
 
 // run starts the reader, dispatcher and writer goroutines.
 func (c *Conn) run() {
+	c.lines.beforeRead = c.inbox.flush
 	c.wg.Add(1)
 	go c.readLoop()
 	go c.dispatchLoop()

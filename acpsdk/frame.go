@@ -46,6 +46,9 @@ type lineReader struct {
 	over             bool  // discarding an oversize line
 	overSize         int64 // its bytes discarded so far
 	overCR           bool  // the last of them was '\r'
+	// beforeRead, if set, runs before each read of the stream, which may
+	// wait: the connection wakes its dispatcher there (see inbox.flush).
+	beforeRead func()
 }
 
 func newLineReader(r io.Reader, max int) *lineReader {
@@ -167,6 +170,9 @@ func (r *lineReader) grow() {
 // read reads what the stream has, at most readBufferSize bytes, into the
 // block's free room.
 func (r *lineReader) read() {
+	if r.beforeRead != nil {
+		r.beforeRead()
+	}
 	n, err := r.r.Read(r.buf[r.end:min(len(r.buf), r.end+readBufferSize)])
 	r.end += n
 	switch {

@@ -59,6 +59,13 @@ type item struct {
 //     admitted instead of queued (push's quick): nothing read before it is
 //     still to be taken, so the reader can take it itself, in order, and
 //     save the dispatcher's wake-up.
+//   - A notification may be queued without waking the dispatcher (push's
+//     held): the reader wakes it once, with flush, before it does anything
+//     that may wait (reading the stream, waiting for room, anything but
+//     queueing another notification). One read of the stream holds many
+//     lines, and waking the dispatcher for each cost more than decoding it
+//     (issue #23: a futex wake per line on two cores); woken once per
+//     read, it takes them all, and the reader never waits with one held.
 type inbox struct {
 	mu sync.Mutex
 	// notEmpty wakes the dispatcher, notFull the reader; each has one
@@ -68,6 +75,9 @@ type inbox struct {
 	// bound (or below), not for every item taken.
 	notEmpty, notFull     sync.Cond
 	popWaiting, pushWaits bool
+	// held says items were queued while the dispatcher waited, and it
+	// has not been woken for them (see flush).
+	held bool
 
 	items []item
 	head  int
@@ -118,13 +128,16 @@ func (q *inbox) wakeReader() {
 // quick, an item that finds the dispatcher waiting on an empty queue is
 // admitted instead: admitted says the caller must take it now, itself. An
 // admitted request counts against the bound as one being handled does,
-// and its goroutine is added to q.workers. ok is false once the inbox is
-// stopped.
-func (q *inbox) push(it *item, quick bool) (ok, admitted bool) {
+// and its goroutine is added to q.workers. With held, a queued item does
+// not wake the dispatcher: the caller must flush before it waits for
+// anything. ok is false once the inbox is stopped.
+func (q *inbox) push(it *item, quick, held bool) (ok, admitted bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if it.call == nil {
 		for q.full(it.size) {
+			// What is held must be taken for room to come.
+			q.wakeDispatcher()
 			q.pushWaits = true
 			q.notFull.Wait()
 		}
@@ -145,8 +158,21 @@ func (q *inbox) push(it *item, quick bool) (ok, admitted bool) {
 	q.bytes += it.size
 	q.items = append(q.items, *it)
 	q.backlog += it.size
+	if held && q.popWaiting {
+		q.held = true
+		return true, false
+	}
 	q.wakeDispatcher()
 	return true, false
+}
+
+// flush wakes the dispatcher for the items held by push, if any.
+func (q *inbox) flush() {
+	q.mu.Lock()
+	if q.held {
+		q.wakeDispatcher()
+	}
+	q.mu.Unlock()
 }
 
 // pushNow queues an item without waiting for room (a mark, which must
@@ -164,6 +190,7 @@ func (q *inbox) pushNow(it item) {
 
 // wakeDispatcher wakes the dispatcher if it waits on an empty queue.
 func (q *inbox) wakeDispatcher() {
+	q.held = false
 	if q.popWaiting {
 		q.popWaiting = false
 		q.notEmpty.Signal()

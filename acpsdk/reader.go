@@ -31,6 +31,7 @@ func (c *Conn) readLoop() {
 		}
 		if err != nil {
 			if over, ok := errors.AsType[*OversizeError](err); ok {
+				c.inbox.flush()
 				c.ev.oversize(over)
 				if !c.push(item{kind: InboundOversize, oversize: over}) {
 					return
@@ -44,6 +45,7 @@ func (c *Conn) readLoop() {
 			return
 		}
 		if c.tap != nil {
+			c.inbox.flush() // the tap is the program's, and may wait
 			c.tap(DirectionIn, line)
 		}
 		if !c.readLine(line) {
@@ -56,7 +58,17 @@ func (c *Conn) readLoop() {
 // allows it and nothing is queued before it. It reports false once the
 // connection is closing.
 func (c *Conn) push(it item) bool {
-	ok, admitted := c.inbox.push(&it, c.consumer.quick(it.kind))
+	return c.pushItem(it, false)
+}
+
+// pushHeld is push for a notification, which does not wake the dispatcher
+// (see inbox.push): the reader flushes before it waits for anything else.
+func (c *Conn) pushHeld(it item) bool {
+	return c.pushItem(it, true)
+}
+
+func (c *Conn) pushItem(it item, held bool) bool {
+	ok, admitted := c.inbox.push(&it, c.consumer.quick(it.kind), held)
 	switch {
 	case admitted:
 		c.consumer.takeNow(c, it)
@@ -73,6 +85,13 @@ func (c *Conn) push(it item) bool {
 // connection is closing.
 func (c *Conn) readLine(line []byte) bool {
 	m := classify(line, c.nullID, &c.lastMethod)
+	if m.kind == kindNotification && m.refused == nil && m.method != MethodCancelRequest {
+		// The stream's common case: queued, the dispatcher woken later.
+		return c.pushHeld(item{kind: InboundNotification, size: len(line), method: m.method, params: m.params})
+	}
+	// Anything else may wait (an observer, an answer to write): what is
+	// held is released first.
+	c.inbox.flush()
 	switch m.kind {
 	case kindResponse:
 		return c.readResponse(&m, len(line))
@@ -81,12 +100,9 @@ func (c *Conn) readLine(line []byte) bool {
 			c.ev.notificationFailed(m.method, m.refused)
 			return c.push(item{kind: InboundBadLine, size: len(line), line: line, reason: m.refused.Error()})
 		}
-		if m.method == MethodCancelRequest {
-			// The connection's own (SDK-8): it acts when it reads it.
-			c.cancelIncoming(m.params)
-			return true
-		}
-		return c.push(item{kind: InboundNotification, size: len(line), method: m.method, params: m.params})
+		// The connection's own (SDK-8): it acts when it reads it.
+		c.cancelIncoming(m.params)
+		return true
 	case kindRequest:
 		f := c.track(m.method, m.params, m.id, len(line))
 		if f == nil {
