@@ -2,6 +2,7 @@ package acpsdk
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/segmentio/encoding/json"
 )
@@ -76,8 +77,10 @@ type inbox struct {
 	notEmpty, notFull     sync.Cond
 	popWaiting, pushWaits bool
 	// held says items were queued while the dispatcher waited, and it
-	// has not been woken for them (see flush).
-	held bool
+	// has not been woken for them (see flush). It is set and cleared under
+	// mu; only the reader sets it, so the reader may read it without mu
+	// to skip a flush with nothing to do.
+	held atomic.Bool
 
 	items []item
 	head  int
@@ -159,7 +162,7 @@ func (q *inbox) push(it *item, quick, held bool) (ok, admitted bool) {
 	q.items = append(q.items, *it)
 	q.backlog += it.size
 	if held && q.popWaiting {
-		q.held = true
+		q.held.Store(true)
 		return true, false
 	}
 	q.wakeDispatcher()
@@ -168,8 +171,11 @@ func (q *inbox) push(it *item, quick, held bool) (ok, admitted bool) {
 
 // flush wakes the dispatcher for the items held by push, if any.
 func (q *inbox) flush() {
+	if !q.held.Load() {
+		return // the common case of a line that is not a notification
+	}
 	q.mu.Lock()
-	if q.held {
+	if q.held.Load() {
 		q.wakeDispatcher()
 	}
 	q.mu.Unlock()
@@ -190,7 +196,9 @@ func (q *inbox) pushNow(it item) {
 
 // wakeDispatcher wakes the dispatcher if it waits on an empty queue.
 func (q *inbox) wakeDispatcher() {
-	q.held = false
+	if q.held.Load() {
+		q.held.Store(false)
+	}
 	if q.popWaiting {
 		q.popWaiting = false
 		q.notEmpty.Signal()
