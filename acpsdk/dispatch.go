@@ -11,11 +11,12 @@ import (
 // (handled, below) or an [OrderedFunc] (ordered, in ordered.go). The
 // dispatcher goroutine gives it every item in read order, then the end.
 type consumer interface {
-	// take does what the item asks, on the dispatcher goroutine; it
-	// releases the item's share of the bound once done with it (a
-	// request's is released when it is answered). Items are passed by
-	// value: a pointer through an interface would cost an allocation each.
-	take(c *Conn, it item)
+	// take does what the item asks, on the dispatcher goroutine; done
+	// says it is done with the item, whose share of the bound the
+	// dispatcher then releases (a request's is released when it is
+	// answered). Items are passed by value: a pointer through an interface
+	// would cost an allocation each.
+	take(c *Conn, it item) (done bool)
 	// quick reports whether the reader may take an item of kind k itself
 	// when it finds nothing queued before it (see inbox.push): when taking
 	// it never blocks. An item taken that way holds no share of the
@@ -31,12 +32,16 @@ type consumer interface {
 // dispatchLoop gives every item, in read order, to the consumer, then the
 // end; the connection is done once the consumer has taken it.
 func (c *Conn) dispatchLoop() {
+	// The item taken last, if its share of the bound is to be released:
+	// the pop that follows releases it under the same lock (a release of
+	// its own took the lock once more per item).
+	done, size := false, 0
 	for {
-		it, ok := c.inbox.pop()
+		it, ok := c.inbox.pop(done, size)
 		if !ok {
 			break
 		}
-		c.consumer.take(c, it)
+		done, size = c.consumer.take(c, it), it.size
 	}
 	// Every item read before the stream ended has been taken.
 	err := c.drainedErr()
@@ -60,20 +65,20 @@ type handled struct {
 	reuse bool
 }
 
-func (d *handled) take(c *Conn, it item) {
+func (d *handled) take(c *Conn, it item) bool {
 	switch it.kind {
 	case InboundNotification:
 		d.notification(c, &it)
 	case InboundRequest:
 		c.wg.Add(1)
 		c.startWorker(d, it.req)
-		return // the request holds its share until answered
+		return false // the request holds its share until answered
 	case InboundResponse:
 		if it.call != nil && !it.answered {
 			c.complete(it.call)
 		}
 	}
-	c.inbox.release(it.size)
+	return true
 }
 
 // quick: everything but a notification is taken at once, and a handler

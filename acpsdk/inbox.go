@@ -205,11 +205,18 @@ func (q *inbox) wakeDispatcher() {
 	}
 }
 
-// pop takes the next item in read order. It reports false when the inbox
-// is stopped, or ended and empty.
-func (q *inbox) pop() (item, bool) {
+// pop first releases, when done, the share of the bound of the item the
+// dispatcher took last (of size bytes; see release), then takes the next
+// item in read order. It reports false when the inbox is stopped, or ended
+// and empty.
+func (q *inbox) pop(done bool, size int) (item, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if done {
+		q.count--
+		q.bytes -= size
+		q.wakeReader()
+	}
 	for q.head == len(q.items) && !q.ended && !q.stopped {
 		q.popWaiting = true
 		q.notEmpty.Wait()

@@ -146,7 +146,7 @@ type inboundNotification struct {
 	req Request
 }
 
-func (o *ordered) take(c *Conn, it item) {
+func (o *ordered) take(c *Conn, it item) bool {
 	var in *Inbound
 	if it.kind == InboundNotification {
 		n := &o.note
@@ -162,7 +162,7 @@ func (o *ordered) take(c *Conn, it item) {
 		in.Request = req
 		in.Reply = &Reply{c: c, req: req, f: it.req, ctx: ctx, cancel: cancel, scope: s}
 		o.deliver(c, in)
-		return // the request holds its share until its Reply is used
+		return false // the request holds its share until its Reply is used
 	case InboundResponse:
 		in.ID = it.id
 		if it.call != nil {
@@ -182,13 +182,17 @@ func (o *ordered) take(c *Conn, it item) {
 		// caller does once its call returns comes after it.
 		c.complete(it.call)
 	}
-	c.inbox.release(it.size)
+	return true
 }
 
 // quick: never; the consumer sees every item, and may block.
 func (o *ordered) quick(InboundKind) bool { return false }
 
-func (o *ordered) takeNow(c *Conn, it item) { o.take(c, it) }
+func (o *ordered) takeNow(c *Conn, it item) {
+	if o.take(c, it) {
+		c.inbox.release(it.size)
+	}
+}
 
 func (o *ordered) end(c *Conn, err error) {
 	o.deliver(c, &Inbound{Kind: InboundEnd, Err: err})
