@@ -69,8 +69,12 @@
 //     queue, and whose taking never blocks (a request to start, a response
 //     to hand over), is taken by the reader itself: nothing read before it
 //     is still to be taken, so the order is the same, and a hand-off that
-//     would buy nothing is saved. A request goroutine whose handler has
-//     answered waits for the next request (a few do).
+//     would buy nothing is saved. Notifications are queued without waking
+//     the dispatcher; the reader wakes it once before it waits for
+//     anything (the next read of the stream, room in the queue, an
+//     observer), so one read's lines cost one wake-up, not one each. A
+//     request goroutine whose handler has answered waits for the next
+//     request (a few do).
 //   - The writer is the only goroutine that writes. Every outgoing message
 //     is queued for it (Options.WriteQueue); senders wait for queue space
 //     under their context. [Conn.Flush] waits until everything queued
