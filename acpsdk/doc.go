@@ -55,7 +55,10 @@
 //     a message (answered at once, SDK-10), an oversize line. What cannot
 //     wait for the items ahead happens as the line is read: a request
 //     enters the table $/cancel_request looks in, a response leaves the
-//     table of our calls.
+//     table of our calls. Notifications are queued without waking the
+//     dispatcher; the reader wakes it once before it waits for anything
+//     (the next read of the stream, room in the queue, an observer), so
+//     one read's lines cost one wake-up, not one each.
 //   - The dispatcher gives the items, in read order, to the connection's
 //     one consumer, then the end. With a [Handler] ([NewConn]) the consumer
 //     runs each notification's handler itself, one at a time, so
@@ -69,12 +72,8 @@
 //     queue, and whose taking never blocks (a request to start, a response
 //     to hand over), is taken by the reader itself: nothing read before it
 //     is still to be taken, so the order is the same, and a hand-off that
-//     would buy nothing is saved. Notifications are queued without waking
-//     the dispatcher; the reader wakes it once before it waits for
-//     anything (the next read of the stream, room in the queue, an
-//     observer), so one read's lines cost one wake-up, not one each. A
-//     request goroutine whose handler has answered waits for the next
-//     request (a few do).
+//     would buy nothing is saved. A request goroutine whose handler has
+//     answered waits for the next request (a few do).
 //   - The writer is the only goroutine that writes. Every outgoing message
 //     is queued for it (Options.WriteQueue); senders wait for queue space
 //     under their context. [Conn.Flush] waits until everything queued
