@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -156,8 +157,27 @@ func acprunAt(t *testing.T, termEnv []string, args ...string) *terminal {
 
 var xterm = []string{"TERM=xterm-256color", "NO_COLOR="}
 
+// heldStart returns a command that starts the runtime of command only once
+// release is called: until then the start waits, so whatever acprun shows
+// while a start takes long is on the terminal, however fast the machine.
+func heldStart(t *testing.T, command string) (held string, release func()) {
+	dir := t.TempDir()
+	gate := filepath.Join(dir, "gate")
+	require.NoError(t, syscall.Mkfifo(gate, 0o600))
+	held = filepath.Join(dir, "start")
+	script := "#!/bin/sh\nread _ < " + gate + "\nexec " + command + "\n"
+	require.NoError(t, os.WriteFile(held, []byte(script), 0o700))
+	// Opening the FIFO waits for the script to open it to read.
+	return held, func() { require.NoError(t, os.WriteFile(gate, []byte("go\n"), 0)) }
+}
+
 func TestPTY_TheAgentsTextStreamsWithTheIndicator(t *testing.T) {
-	term := acprunAt(t, xterm, "--command", refagent("--slow-for", "3s"), "text slow")
+	// The start is held until the indicator is seen: a start quicker than
+	// the indicator's first tick (100ms) showed none.
+	command, release := heldStart(t, refagent("--slow-for", "3s"))
+	term := acprunAt(t, xterm, "--command", command, "text slow")
+	term.waitFor("starting the runtime")
+	release()
 	// The slow part streams " 1 2 3 …" every 100ms into one open message:
 	// it is on the terminal while the turn is still running.
 	term.waitFor("  agent     ")
