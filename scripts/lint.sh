@@ -21,7 +21,9 @@ fi
 # workspace so its dependencies never enter the SDK's module graph.
 bin="$root/bin/staticcheck"
 GOWORK=off $GO -C tools/lint build -o "$bin" honnef.co/go/tools/cmd/staticcheck
-"$bin" acpkit.dev/... || fail=1
+# RACE (make test's -race) makes its package loads, which compile each
+# dependency for its export data, the builds go vet and the tests reuse.
+GOFLAGS="${GOFLAGS:+$GOFLAGS }${RACE:-}" "$bin" acpkit.dev/... || fail=1
 GOOS=windows GOARCH=amd64 "$bin" acpkit.dev/... || fail=1
 GOOS=darwin GOARCH=arm64 "$bin" acpkit.dev/... || fail=1
 
