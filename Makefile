@@ -82,19 +82,8 @@ check: check-generated vet
 
 # -vet=off: make test's lint has run the whole of go vet on every package,
 # tests included, of which go test's own vet is a subset.
-#
-# The packages whose tests take minutes (real runtimes started, graded and
-# streamed from the fake models) are named first, longest first, so they
-# start first instead of in import-path order, and three test binaries run
-# at once: those packages spend much of their time waiting on runtimes'
-# start-ups and the fake models' streams, which a third binary fills.
-# Measured from a fresh clone with the seven gradings, import-path order
-# and -p 2: conformance/check 385 s, adapter 341 s, acprun 262 s,
-# conformance/realclients 142 s, tools/gen 93 s, with a core half idle
-# for the last minute while tools/gen ran alone.
-SLOW_PKGS := ./conformance/check ./adapter ./adapter/cmd/acprun ./conformance/realclients ./tools/gen
 test-go:
-	$(GO) test -race -vet=off -count=1 -timeout 15m -p 3 $(SLOW_PKGS) $(PKGS)
+	$(GO) test -race -vet=off -count=1 -timeout 15m $(PKGS)
 
 ## release-check: install every command and the SDK from a local file:// proxy
 ## serving this work tree as the release go.mod names (docs/RELEASING.md).
