@@ -1,0 +1,5 @@
+//go:build !race
+
+package testbuild
+
+const raceEnabled = false
