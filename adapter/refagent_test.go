@@ -3,6 +3,7 @@ package adapter
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -11,8 +12,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"acpkit.dev/internal/testbuild"
 )
 
 // The reference agent (acpkit.dev/conformance/cmd/refagent) built once for
@@ -32,7 +31,7 @@ func refagent(t *testing.T) string {
 			return
 		}
 		refBin = filepath.Join(refDir, "refagent")
-		out, err := testbuild.Command(context.Background(), refBin, "acpkit.dev/conformance/cmd/refagent").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", refBin, "acpkit.dev/conformance/cmd/refagent").CombinedOutput()
 		if err != nil {
 			refErr = err
 			refBin = string(out)

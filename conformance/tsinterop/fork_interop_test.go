@@ -16,7 +16,6 @@ import (
 
 	"acpkit.dev/acpsdk"
 	"acpkit.dev/acpsdk/gen/v1unstable"
-	"acpkit.dev/internal/testbuild"
 )
 
 // The fork flow (README.md): session/fork and session/set_title between
@@ -84,7 +83,7 @@ func TestTSClientTSAgentFork(t *testing.T) {
 func TestTSClientGoAgentFork(t *testing.T) {
 	peerDir(t)
 	bin := filepath.Join(t.TempDir(), "goforkagent")
-	out, err := testbuild.Command(t.Context(), bin, "acpkit.dev/conformance/tsinterop/goforkagent").CombinedOutput()
+	out, err := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "acpkit.dev/conformance/tsinterop/goforkagent").CombinedOutput()
 	require.NoError(t, err, "go build goforkagent:\n%s", out)
 	requireForkFlow(t, runForkClient(t, bin), "acpkit-tsinterop-goforkagent")
 }

@@ -1,12 +1,11 @@
 package tsinterop_test
 
 import (
+	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"acpkit.dev/internal/testbuild"
 )
 
 // buildGoAgent compiles ./goagent into dir and returns the binary's path.
@@ -15,7 +14,7 @@ func buildGoAgent(t *testing.T, dir string) string {
 	bin := filepath.Join(dir, "goagent")
 	// go test puts its own GOROOT/bin first on PATH, so this is the same
 	// toolchain that built the test.
-	out, err := testbuild.Command(t.Context(), bin, "acpkit.dev/conformance/tsinterop/goagent").CombinedOutput()
+	out, err := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "acpkit.dev/conformance/tsinterop/goagent").CombinedOutput()
 	require.NoError(t, err, "go build goagent:\n%s", out)
 	return bin
 }

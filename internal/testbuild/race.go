@@ -1,5 +1,0 @@
-//go:build race
-
-package testbuild
-
-const raceEnabled = true

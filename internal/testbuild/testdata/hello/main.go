@@ -1,5 +1,0 @@
-package main
-
-import "fmt"
-
-func main() { fmt.Println("hello") }
