@@ -150,6 +150,10 @@ type Result struct {
 	// Fixed is true when a baseline lists this check as a known failure but
 	// it passed: the baseline is stale.
 	Fixed bool `json:"fixedSinceBaseline,omitempty"`
+	// Intermittent is true when a baseline lists this check as a failure
+	// the peer shows in some runs only (see Baseline): Known when it
+	// failed, and never Fixed.
+	Intermittent bool `json:"intermittentInBaseline,omitempty"`
 	// Regraded, when set, says how the check ended on an agent process it
 	// shared with other checks (Config.ShareProcess) before it was graded
 	// again on a fresh launch, whose result this is.

@@ -64,7 +64,9 @@
 // A [Baseline] lists checks known to fail for one peer. A listed check that
 // fails again is reported as known and does not fail the run; a listed
 // check that now passes is reported as fixed and does fail the run, so the
-// baseline cannot silently go stale.
+// baseline cannot silently go stale. A check listed as intermittent
+// ("CHECK-ID?": the peer fails it in some runs only) is known when it
+// fails and fails nothing when it passes.
 //
 // # Secrets
 //

@@ -139,16 +139,24 @@ func SummaryLine(r Report) string {
 	if r.Registered > len(r.Results) {
 		scope = fmt.Sprintf("%d of %d checks (--only)", len(r.Results), r.Registered)
 	}
-	return fmt.Sprintf("%s: %d pass, %d fail (%d known), %d skip, %d needs a working model, %d needs a credential, %d fixed since the baseline; %d of %d mandatory graded — %s (%s)",
-		scope, c.Pass, c.Fail, c.Known, c.Skip, c.NeedsModel, c.NeedsCredential, c.Fixed,
+	fixed := fmt.Sprintf("%d fixed since the baseline", c.Fixed)
+	if c.Intermittent > 0 {
+		fixed += fmt.Sprintf(", %d listed as intermittent", c.Intermittent)
+	}
+	return fmt.Sprintf("%s: %d pass, %d fail (%d known), %d skip, %d needs a working model, %d needs a credential, %s; %d of %d mandatory graded — %s (%s)",
+		scope, c.Pass, c.Fail, c.Known, c.Skip, c.NeedsModel, c.NeedsCredential, fixed,
 		r.Mandatory.Graded, r.Mandatory.Total, r.Verdict, r.PeerName())
 }
 
 // Label is a result as the table's RESULT column shows it.
 func Label(r Result) string {
 	switch {
+	case r.Known && r.Intermittent:
+		return "fail (known, intermittent)"
 	case r.Known:
 		return "fail (known)"
+	case r.Intermittent:
+		return string(r.Status) + " (fails some runs)"
 	case r.Fixed:
 		return "pass (fixed: drop it from the baseline)"
 	case r.Status == StatusNeedsModel, r.Status == StatusNeedsCredential:

@@ -156,12 +156,45 @@ initialize.version
 	assert.Equal(t, 1, c.Known)
 }
 
+// TestBaseline_IntermittentEntry: "ID?" lists a failure the peer shows in
+// some runs only. Failing, it is known; passing, it is not fixed; either
+// way nothing fails the run and the count of such entries says so.
+func TestBaseline_IntermittentEntry(t *testing.T) {
+	b, err := check.ParseBaseline(strings.NewReader("prompt.cancel?  loses the race at times\ninitialize.version?  at times\n"), check.Standard())
+	require.NoError(t, err)
+	assert.Equal(t, "loses the race at times", b["prompt.cancel?"])
+
+	rs := sampleResults()
+	b.Apply(rs)
+	assert.True(t, rs[0].Intermittent)
+	assert.False(t, rs[0].Fixed, "an intermittent entry that passes is not stale")
+	assert.False(t, rs[0].Known)
+	assert.Equal(t, "pass (fails some runs)", check.Label(rs[0]))
+	assert.True(t, rs[1].Known, "an intermittent entry that fails is known")
+	assert.Equal(t, "fail (known, intermittent)", check.Label(rs[1]))
+	assert.False(t, rs[2].Intermittent, "an unlisted check is not marked")
+	assert.False(t, check.Failed(rs), "neither outcome fails the run")
+	c := check.Count(rs)
+	assert.Equal(t, 2, c.Intermittent)
+	assert.Equal(t, 1, c.Known)
+	assert.Equal(t, 0, c.Fixed)
+
+	rep := report([]string{"agent"}, check.Peer{Name: "agent", Version: "1"}, rs)
+	assert.Contains(t, check.SummaryLine(rep), "0 fixed since the baseline, 2 listed as intermittent")
+}
+
 func TestParseBaseline_RefusesUnknownAndDuplicateIDs(t *testing.T) {
 	_, err := check.ParseBaseline(strings.NewReader("prompt.cancle typo\n"), check.Standard())
 	require.ErrorIs(t, err, check.ErrBaseline)
 	assert.Contains(t, err.Error(), "line 1")
 	_, err = check.ParseBaseline(strings.NewReader("prompt.cancel a\nprompt.cancel b\n"), check.Standard())
 	require.ErrorIs(t, err, check.ErrBaseline)
+	for _, twice := range []string{"prompt.cancel a\nprompt.cancel? b\n", "prompt.cancel? a\nprompt.cancel b\n"} {
+		_, err = check.ParseBaseline(strings.NewReader(twice), check.Standard())
+		require.ErrorIs(t, err, check.ErrBaseline, "listed as known and as intermittent: %q", twice)
+	}
+	_, err = check.ParseBaseline(strings.NewReader("prompt.cancle? typo\n"), check.Standard())
+	require.ErrorIs(t, err, check.ErrBaseline, "an intermittent entry's ID is checked too")
 }
 
 // FuzzParseBaseline: any file parses or fails with ErrBaseline.
@@ -169,6 +202,7 @@ func FuzzParseBaseline(f *testing.F) {
 	f.Add("# c\nprompt.cancel note\n\n")
 	f.Add("initialize.version\ninitialize.version\n")
 	f.Add("nope")
+	f.Add("prompt.cancel? sometimes\nprompt.cancel\n")
 	f.Fuzz(func(t *testing.T, s string) {
 		if _, err := check.ParseBaseline(strings.NewReader(s), check.Standard()); err != nil && !errorsIsBaseline(err) {
 			t.Fatalf("error of the wrong kind: %v", err)

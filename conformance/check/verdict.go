@@ -79,6 +79,10 @@ type Counts struct {
 	NeedsCredential int `json:"needsCredential"`
 	Known           int `json:"knownFailures"`
 	Fixed           int `json:"fixedSinceBaseline"`
+	// Intermittent counts the checks a baseline lists as failing in some
+	// runs only, whatever they did in this one (each is also counted by
+	// its status).
+	Intermittent int `json:"intermittentInBaseline"`
 }
 
 // Count tallies rs.
@@ -102,6 +106,9 @@ func Count(rs []Result) Counts {
 		}
 		if r.Fixed {
 			c.Fixed++
+		}
+		if r.Intermittent {
+			c.Intermittent++
 		}
 	}
 	return c
