@@ -241,17 +241,19 @@ func runtimeRow(kind realruntime.Kind, rep check.Report) string {
 	}
 	// A check the baseline lists as intermittent is counted apart, so the
 	// row is the same whichever way it went this run.
-	var sometimes []check.Result
-	graded := slices.DeleteFunc(slices.Clone(rep.Results), func(r check.Result) bool {
+	var graded []check.Result
+	var sometimes []string
+	for _, r := range rep.Results {
 		if r.Intermittent {
-			sometimes = append(sometimes, r)
+			sometimes = append(sometimes, r.ID)
+		} else {
+			graded = append(graded, r)
 		}
-		return r.Intermittent
-	})
+	}
 	c := check.Count(graded)
 	checks := fmt.Sprintf("%d pass, %d fail (%d known), %d skip", c.Pass, c.Fail, c.Known, c.Skip+c.NeedsModel+c.NeedsCredential)
-	for _, r := range sometimes {
-		checks += fmt.Sprintf(", `%s` intermittent", r.ID)
+	for _, id := range sometimes {
+		checks += fmt.Sprintf(", `%s` intermittent", id)
 	}
 	checks += fmt.Sprintf("; %d of %d mandatory graded — %s", rep.Mandatory.Graded, rep.Mandatory.Total, rep.Verdict)
 	cells := []string{"`" + string(kind) + "`", "`" + rep.PeerName() + "`",
