@@ -36,9 +36,9 @@ var allRuntimes = flag.Bool("all-runtimes", false, "grade all seven runtimes, no
 // gradedInMakeTest are the runtimes make test grades. With all seven,
 // make test went over its 20 minutes on two cores: from a fresh clone with
 // an empty build cache, 1,348 s; and on 2026-12-03, with the Linux
-// packages compiled once (vet and staticcheck with -race), 1,188, 1,258
-// and 1,337 s in three runs (the seven gradings alone: 310 CPU-s, 234 s
-// on the idle machine). The other five are graded by make grade-runtimes,
+// packages compiled once (vet and staticcheck with -race), 1,188 and
+// 1,337 s in two runs (the seven gradings alone: 310 CPU-s, 234 s on the
+// idle machine). The other five are graded by make grade-runtimes,
 // which also checks their rows of the table.
 var gradedInMakeTest = []realruntime.Kind{realruntime.ClaudeAgentACP, realruntime.CodexACP}
 
