@@ -34,7 +34,7 @@ func runClient(ctx context.Context, args []string, stdout, stderr io.Writer, liv
 	timeout := fs.Duration("timeout", 30*time.Second, "bound on each wait for the client")
 	exitBound := fs.Duration("exit-bound", 5*time.Second, "bound on each wait for a process to exit")
 	lineBound := fs.Int("line-bound", check.DefaultClientLineBound, "the client's own bound on an inbound line, in `BYTES`: wire.oversize-line sends one byte more")
-	baseline := fs.String("baseline", "", "file of known failures for this client (\"CHECK-ID note\" per line; \"CHECK-ID? note\" for one it fails in some runs only)")
+	baseline := fs.String("baseline", "", "file of known failures for this client ("+baselineForm+")")
 	only := fs.String("only", "", "comma-separated check IDs to run (default: all)")
 	verbose := fs.BoolP("verbose", "v", false, "log each check as it finishes to stderr")
 	list := fs.Bool("list", false, "list the client checks (ID, tier, requirement, what it pins) and exit")

@@ -123,7 +123,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, live bool
 	asJSON := fs.Bool("json", false, "print one JSON report instead of a table")
 	timeout := fs.Duration("timeout", 30*time.Second, "bound on each wait for a response")
 	exitBound := fs.Duration("exit-bound", 5*time.Second, "bound on each wait for the process to exit")
-	baseline := fs.String("baseline", "", "file of known failures for this peer (\"CHECK-ID note\" per line; \"CHECK-ID? note\" for one it fails in some runs only)")
+	baseline := fs.String("baseline", "", "file of known failures for this peer ("+baselineForm+")")
 	only := fs.String("only", "", "comma-separated check IDs to run (default: all)")
 	verbose := fs.BoolP("verbose", "v", false, "log each check as it finishes to stderr")
 	list := fs.Bool("list", false, "list the checks (ID, tier, requirement, what it pins) and exit")

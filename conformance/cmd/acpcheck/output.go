@@ -41,6 +41,10 @@ func parseOnly[S any](reg *check.Registry[S], only string) ([]string, error) {
 	return ids, nil
 }
 
+// baselineForm is how --baseline's help says a baseline file is written,
+// for the agent and the client commands alike.
+const baselineForm = `"CHECK-ID note" per line; "CHECK-ID? note" for one it fails in some runs only`
+
 // readBaseline reads --baseline's file against reg (nil for no file).
 func readBaseline[S any](reg *check.Registry[S], path string) (check.Baseline, error) {
 	if path == "" {
