@@ -101,10 +101,18 @@ func Grade(ctx context.Context, r *Registry[*Session], cfg Config) (Report, erro
 	}
 	pool := &sharedProcess{open: fresh}
 	defer pool.close()
+	lastSharer := lastShareable(r, cfg.Only)
 	launch := func(ctx context.Context) (*Session, error) {
 		req := requested(ctx)
-		if c, ok := r.Lookup(req.id); ok && cfg.ShareProcess && !req.fresh && shareable(c) {
+		c, ok := r.Lookup(req.id)
+		switch {
+		case !ok || !cfg.ShareProcess || req.fresh:
+		case shareable(c):
 			return pool.lease(req.id)
+		case c.Wire&EndsProcess != 0 && r.index(req.id) > lastSharer:
+			if s := pool.handOver(req.id); s != nil {
+				return s, nil
+			}
 		}
 		return fresh()
 	}
@@ -131,8 +139,22 @@ func Grade(ctx context.Context, r *Registry[*Session], cfg Config) (Report, erro
 // (no Wire needs). A check that grades the initialize answer is graded on
 // the shared process's answer to the same request (Session.Initialize);
 // one that initializes its own way declares NeedsOwnHandshake.
+// Raw lines reach a launched process as written, shared or not.
 func shareable(c Check[*Session]) bool {
-	return slices.Contains(c.Needs, NeedHandshake) && c.Wire == 0
+	return slices.Contains(c.Needs, NeedHandshake) && c.Wire&^NeedsRawLines == 0
+}
+
+// lastShareable is the registry index of the last shareable check a
+// grading of only (all when empty) runs, -1 when none: after it, a check
+// that ends the process may take the shared one (EndsProcess).
+func lastShareable(r *Registry[*Session], only []string) int {
+	last := -1
+	for i, c := range r.Checks() {
+		if shareable(c) && (len(only) == 0 || slices.Contains(only, c.ID)) {
+			last = i
+		}
+	}
+	return last
 }
 
 // sharedProcess is the agent process the shareable checks of one grading
@@ -159,6 +181,20 @@ func (p *sharedProcess) lease(id string) (*Session, error) {
 	s.tr.notef("shared process pid %d: launched for %s, kept for the next checks that can share it", s.PID(), id)
 	p.cur = s
 	return s, nil
+}
+
+// handOver gives the shared process, when one is running, to check id,
+// which ends it (EndsProcess): no later check gets it. nil when there is
+// none to give.
+func (p *sharedProcess) handOver(id string) *Session {
+	s := p.cur
+	if s == nil || s.share.closed || s.Spoiled() {
+		return nil
+	}
+	p.cur = nil
+	s.lease(id)
+	s.Discard() // its Close ends it, whatever the check left
+	return s
 }
 
 // close ends the shared process, if any.

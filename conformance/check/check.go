@@ -25,6 +25,11 @@ const (
 	// so the check cannot run on a process another check initialized
 	// (Config.ShareProcess).
 	NeedsOwnHandshake
+	// EndsProcess (with NeedsProcess): the check ends the process it is
+	// given (a signal, stdin closed), so with Config.ShareProcess it may
+	// take the shared process as that process's last use, once no later
+	// check of the grading can share it.
+	EndsProcess
 )
 
 // unmet says why the agent served at url cannot be graded by a check with
@@ -260,12 +265,15 @@ func (r *Registry[S]) Checks() []Check[S] { return slices.Clone(r.checks) }
 
 // Lookup finds a check by ID.
 func (r *Registry[S]) Lookup(id string) (Check[S], bool) {
-	for _, c := range r.checks {
-		if c.ID == id {
-			return c, true
-		}
+	if i := r.index(id); i >= 0 {
+		return r.checks[i], true
 	}
 	return Check[S]{}, false
+}
+
+// index is the check's position in registration order, -1 when absent.
+func (r *Registry[S]) index(id string) int {
+	return slices.IndexFunc(r.checks, func(c Check[S]) bool { return c.ID == id })
 }
 
 // Has reports whether a check with this ID is registered.

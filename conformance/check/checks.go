@@ -188,14 +188,17 @@ var standardChecks = []Check[*Session]{
 		Title: "session/delete succeeds when advertised and again for the same id; an unknown id succeeds or is -32002",
 		Pins:  "schema DeleteSessionRequest; ErrorCode -32002 Resource not found",
 		Run:   checkDelete},
-	{ID: "process.stdin-close", Tier: TierMandatory, Needs: needsHandshake, Wire: NeedsProcess,
-		Title: "the process exits within the bound after stdin closes",
-		Pins:  "no explicit text: stdio has no shutdown message (docs transports), so the end of stdin is how a client ends an agent",
-		Run:   checkStdinClose},
-	{ID: "process.sigterm", Tier: TierAdvisory, Needs: needsHandshake, Wire: NeedsProcess,
+	// The process checks come last: the first of them to run may end the
+	// process the others shared (EndsProcess). SIGTERM comes first, as
+	// most agents end on it, so one launch is saved for most.
+	{ID: "process.sigterm", Tier: TierAdvisory, Needs: needsHandshake, Wire: NeedsProcess | EndsProcess,
 		Title: "the process exits within the bound after " + signalName,
 		Pins:  "good practice for a subprocess (no protocol text)",
 		Run:   checkTerminate},
+	{ID: "process.stdin-close", Tier: TierMandatory, Needs: needsHandshake, Wire: NeedsProcess | EndsProcess,
+		Title: "the process exits within the bound after stdin closes",
+		Pins:  "no explicit text: stdio has no shutdown message (docs transports), so the end of stdin is how a client ends an agent",
+		Run:   checkStdinClose},
 }
 
 func checkVersion(ctx context.Context, s *Session) error {

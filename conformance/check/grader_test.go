@@ -229,10 +229,16 @@ func failsExactly(t *testing.T, c check.Check[*check.Session], b breaker) {
 		}
 	}
 	assert.Equal(t, c.Tier != check.TierAdvisory, check.Failed(rs), "exit status follows the tier")
-	if slices.Contains(c.Needs, check.NeedSession) && c.Wire == 0 {
+	if slices.Contains(c.Needs, check.NeedSession) && c.Wire == 0 || newlyShared(c) {
 		// The check can run on a shared process: sharing changes no result.
 		assertSharedGradesAlike(t, b, results)
 	}
+}
+
+// newlyShared: the checks that share a process since raw lines and the
+// process's end stopped keeping them from it (rpc.parse-error, process.*).
+func newlyShared(c check.Check[*check.Session]) bool {
+	return c.Wire == check.NeedsRawLines || c.Wire&check.EndsProcess != 0
 }
 
 // needsATurn reports whether check id runs a prompt turn.

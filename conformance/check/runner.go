@@ -177,7 +177,8 @@ func requested(ctx context.Context) launchRequest {
 // when a check on a shared peer does not pass, or the peer cannot serve
 // another check, the runner ends the shared peer and grades the check
 // again on a fresh instance, whose result is the one reported — unless the
-// check sent the peer nothing (a skip decided by the handshake's answer).
+// check sent the peer nothing (a skip decided by the handshake's answer),
+// or ends the peer by design (EndsProcess) and passed (sharedRunStands).
 type sharedInstance interface {
 	// Shared reports whether the instance runs on a shared peer.
 	Shared() bool
@@ -205,7 +206,7 @@ func runOne[S Instance](ctx context.Context, c Check[S], launch Launcher[S], o O
 	}
 	err = runOn(ctx, c, s, o)
 	regraded := ""
-	if sh, ok := any(s).(sharedInstance); ok && sh.Shared() && (sh.Spoiled() || err != nil && !sh.Untouched()) {
+	if sh, ok := any(s).(sharedInstance); ok && sh.Shared() && !sharedRunStands(c, sh, err) {
 		regraded = "on the shared process it ended " + endedAs(err, sh.Spoiled())
 		sh.Discard()
 		s.Close()
@@ -238,6 +239,18 @@ func runOne[S Instance](ctx context.Context, c Check[S], launch Launcher[S], o O
 		}
 	}
 	return res, found, s.Peer(), nil
+}
+
+// sharedRunStands reports whether the outcome err of c on a shared peer
+// is the one reported, without grading c again on a fresh instance. A
+// check that ends the peer (EndsProcess) stands when it passed: its pass
+// is the peer ending. Any other stands when the peer can serve the next
+// check and c passed, or sent the peer nothing (Untouched).
+func sharedRunStands[S any](c Check[S], sh sharedInstance, err error) bool {
+	if c.Wire&EndsProcess != 0 {
+		return err == nil
+	}
+	return !sh.Spoiled() && (err == nil || sh.Untouched())
 }
 
 // runOn runs c against s within the check's budget; when the budget runs

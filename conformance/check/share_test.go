@@ -71,7 +71,8 @@ func TestShareProcess_FewerLaunchesSameResults(t *testing.T) {
 	assert.Equal(t, check.VerdictOK, shared.rep.Verdict)
 	sharedChecks, handshakeOnly := 0, 0
 	for _, c := range check.Standard().Checks() {
-		if slices.Contains(c.Needs, check.NeedHandshake) && c.Wire == 0 {
+		// Raw lines reach a process as written, shared or not.
+		if slices.Contains(c.Needs, check.NeedHandshake) && c.Wire&^check.NeedsRawLines == 0 {
 			sharedChecks++
 			if !slices.Contains(c.Needs, check.NeedSession) {
 				handshakeOnly++
@@ -81,7 +82,9 @@ func TestShareProcess_FewerLaunchesSameResults(t *testing.T) {
 	require.Greater(t, sharedChecks, 20)
 	require.GreaterOrEqual(t, handshakeOnly, 6, "the handshake checks that only read initialize's answer share too")
 	assert.Equal(t, len(check.Standard().Checks()), fresh.launches, "unshared: a launch per check")
-	assert.Equal(t, fresh.launches-sharedChecks+1, shared.launches, "shared: one launch for all %d checks that can share", sharedChecks)
+	// process.sigterm, the first check that ends the process, ends the
+	// shared one: one launch fewer again.
+	assert.Equal(t, fresh.launches-sharedChecks, shared.launches, "shared: one launch for all %d checks that can share and process.sigterm", sharedChecks)
 	for _, r := range shared.rep.Results {
 		assert.Empty(t, r.Regraded, r.ID)
 	}
@@ -111,8 +114,12 @@ func TestShareProcess_TranscriptsHoldOnlyTheirCheck(t *testing.T) {
 	assert.NotContains(t, later, check.UnknownSessionID, "session.unknown-id's lines stay in its own transcript")
 	assert.NotContains(t, later, `"method":"authenticate"`, "authenticated once per process, by auth.method")
 	assert.Equal(t, 1, strings.Count(later, `"method":"session/new"`))
-	// A check launched afresh says nothing of sharing.
-	assert.NotContains(t, text(byID["process.sigterm"].Transcript), "shared process")
+	// The shared process's last use ends it: SIGTERM, the first check
+	// that ends a process, gets it, and stdin-close a fresh launch, which
+	// says nothing of sharing.
+	assert.Contains(t, text(byID["process.sigterm"].Transcript), "initialized by initialize.version (leased to process.sigterm)")
+	assert.NotContains(t, text(byID["process.stdin-close"].Transcript), "shared process")
+	assert.Contains(t, text(byID["rpc.parse-error"].Transcript), "initialized by initialize.version", "raw lines reach a shared process as written")
 }
 
 func text(lines []check.Line) string {
@@ -210,4 +217,28 @@ func TestShareProcess_SkipByAdvertisedContentIsNotGradedAgain(t *testing.T) {
 	res := resultOf(shared.rep.Results, "prompt.unadvertised-content")
 	require.Equal(t, check.StatusSkip, res.Status, res.Reason)
 	assert.Empty(t, res.Regraded)
+}
+
+// TestShareProcess_EndingChecksAloneLaunchEach: graded alone, the checks
+// that end the process find no shared process to end (no check before
+// them launched one) and launch afresh, one each, passing as unshared.
+func TestShareProcess_EndingChecksAloneLaunchEach(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	log := filepath.Join(t.TempDir(), "launches")
+	rep, err := check.Grade(context.Background(), check.Standard(), check.Config{
+		Target:       check.Target{Argv: []string{"/bin/sh", "-c", `echo launch >> "$0"; exec "$@"`, log, refagent}, Dir: t.TempDir()},
+		Timeout:      testTimeout,
+		ExitBound:    testExitBound,
+		ShareProcess: true,
+		Only:         []string{"process.stdin-close", "process.sigterm"},
+	})
+	require.NoError(t, err)
+	require.Len(t, rep.Results, 2)
+	for _, r := range rep.Results {
+		assert.Equal(t, check.StatusPass, r.Status, "%s: %s", r.ID, r.Reason)
+		assert.Empty(t, r.Regraded, r.ID)
+	}
+	out, err := os.ReadFile(log)
+	require.NoError(t, err)
+	assert.Equal(t, 2, bytes.Count(out, []byte("launch\n")))
 }

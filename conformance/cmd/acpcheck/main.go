@@ -15,7 +15,9 @@
 // with that reason, and so is the one that sends a line that is not JSON
 // over Streamable HTTP, whose transport answers it itself (with
 // --share-process the checks that need the handshake or a session but
-// nothing of the process's own share one process or connection in turn, a check not passing there graded again afresh);
+// nothing of the process's own share one process or connection in turn,
+// process.sigterm ending it, a check not passing there graded again
+// afresh);
 // runs the registry of acpkit.dev/conformance/check, and prints a table of
 // ID, tier, result and reason — or, with --json, one JSON report — followed
 // by the wire transcript of every check that did not pass. Both name the
@@ -131,7 +133,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, live bool
 	version := fs.Bool("version", false, "print acpcheck's version and exit")
 	html := fs.String("html", "", "also write the report as one self-contained HTML page to `FILE`")
 	authMethod := fs.String("auth-method", "", "authenticate with this advertised auth method `ID` before every session/new (and grade authenticate with it)")
-	share := fs.Bool("share-process", false, "run the checks that need the handshake or a session (not the process itself) on one initialized agent process, shared in turn, instead of a launch each (a check that does not pass there is graded again on a fresh launch)")
+	share := fs.Bool("share-process", false, "run the checks that need the handshake or a session (not the process itself) on one initialized agent process, shared in turn, instead of a launch each, and end it with process.sigterm (a check that does not pass there is graded again on a fresh launch)")
 	var env agentEnv
 	fs.Var(&env, "agent-env", "set `NAME=VALUE` in the agent's environment (repeatable); NAME alone passes acpcheck's own value, keeping it off every command line; values are masked in transcripts and reports")
 	switch err := fs.Parse(args); {
