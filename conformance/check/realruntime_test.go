@@ -38,7 +38,8 @@ var allRuntimes = flag.Bool("all-runtimes", false, "grade all seven runtimes, no
 // an empty build cache, 1,348 s; and on 2026-12-03, with the Linux
 // packages compiled once (vet and staticcheck with -race), 1,188 and
 // 1,337 s in two runs (the seven gradings alone: 310 CPU-s, 234 s on the
-// idle machine). The other five are graded by make grade-runtimes,
+// idle machine); and 1,384 s (2,528 CPU-s) with process.sigterm ending
+// the shared process. The other five are graded by make grade-runtimes,
 // which also checks their rows of the table.
 var gradedInMakeTest = []realruntime.Kind{realruntime.ClaudeAgentACP, realruntime.CodexACP}
 
