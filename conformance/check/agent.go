@@ -136,10 +136,10 @@ func Grade(ctx context.Context, r *Registry[*Session], cfg Config) (Report, erro
 
 // shareable reports whether c can run on a process shared with other
 // checks: it needs at least the handshake and nothing of the process's own
-// (no Wire needs). A check that grades the initialize answer is graded on
+// (no Wire needs but raw lines, which reach a launched process as written,
+// shared or not). A check that grades the initialize answer is graded on
 // the shared process's answer to the same request (Session.Initialize);
 // one that initializes its own way declares NeedsOwnHandshake.
-// Raw lines reach a launched process as written, shared or not.
 func shareable(c Check[*Session]) bool {
 	return slices.Contains(c.Needs, NeedHandshake) && c.Wire&^NeedsRawLines == 0
 }
