@@ -86,8 +86,18 @@ var realClients = []realClient{
 	},
 	{
 		name: "coder-acp-go-sdk", what: "`github.com/coder/acp-go-sdk` v0.13.0 `example/client`",
-		argv:  func(*testing.T) []string { return []string{coderClient, check.AgentPlaceholder} },
-		shown: `client {agent}`, lineBound: 10 << 20,
+		// Its permission prompt reads a choice from stdin and, at the end
+		// of input, asks again at once, without end: a core busy for the
+		// whole of permission.answered's wait (60 CPU-seconds of its 74
+		// measured). So it gets the stdin of a terminal where no one
+		// types: a fifo it opens for reading and writing, which never
+		// ends and never delivers.
+		argv: func(t *testing.T) []string {
+			fifo := filepath.Join(t.TempDir(), "stdin")
+			return []string{"/bin/sh", "-c", `[ -p "$2" ] || mkfifo "$2"; exec "$0" "$1" 0<>"$2"`,
+				coderClient, check.AgentPlaceholder, fifo}
+		},
+		shown: `client {agent} 0<>fifo`, lineBound: 10 << 20,
 	},
 	{
 		name: "acpx", what: "`acpx` 0.19.1 (`@agentclientprotocol/sdk` 1.9.0)",
