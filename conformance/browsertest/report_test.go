@@ -1,3 +1,5 @@
+//go:build linux
+
 package browsertest_test
 
 import (
