@@ -90,16 +90,20 @@ test-go:
 release-check:
 	./scripts/release-check.sh
 
-## vet-windows: every module vetted and built for windows/amd64.
+## vet-windows: every module vetted for windows/amd64 (go vet type-checks
+## every package, commands included, as the compiler would).
 vet-windows:
 	GOOS=windows GOARCH=amd64 $(GO) vet $(PKGS)
-	GOOS=windows GOARCH=amd64 $(GO) build $(PKGS)
 
-## vet-darwin: every module vetted and built for darwin/arm64 (macOS has
-## its own containment code, adapter/internal/contain).
+## vet-darwin: every module vetted for darwin/arm64 (macOS has its own
+## containment code, adapter/internal/contain).
+# Nothing built for darwin runs, so it is compiled without inlining
+# (DARWIN_GOFLAGS, staticcheck's loads too): go vet and staticcheck see the
+# same code, and the compile that gives them export data costs a sixth less.
+DARWIN_GOFLAGS := -gcflags=all=-l
+export DARWIN_GOFLAGS
 vet-darwin:
-	GOOS=darwin GOARCH=arm64 $(GO) vet $(PKGS)
-	GOOS=darwin GOARCH=arm64 $(GO) build $(PKGS)
+	GOOS=darwin GOARCH=arm64 GOFLAGS="$(DARWIN_GOFLAGS)" $(GO) vet $(PKGS)
 
 ## test-windows: the Windows tests run for real under Wine (no -race:
 ## the race detector needs cgo for windows).

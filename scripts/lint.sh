@@ -25,7 +25,7 @@ GOWORK=off $GO -C tools/lint build -o "$bin" honnef.co/go/tools/cmd/staticcheck
 # dependency for its export data, the builds go vet and the tests reuse.
 GOFLAGS="${GOFLAGS:+$GOFLAGS }${RACE:-}" "$bin" acpkit.dev/... || fail=1
 GOOS=windows GOARCH=amd64 "$bin" acpkit.dev/... || fail=1
-GOOS=darwin GOARCH=arm64 "$bin" acpkit.dev/... || fail=1
+GOOS=darwin GOARCH=arm64 GOFLAGS="${GOFLAGS:+$GOFLAGS }${DARWIN_GOFLAGS:-}" "$bin" acpkit.dev/... || fail=1
 
 # go mod tidy, module by module, as a user outside the workspace sees each:
 # the siblings at the release version come from a file:// proxy cut from
