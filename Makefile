@@ -148,7 +148,7 @@ HOSTILE_SEEDS ?= 2000
 ## rewrites the rows.
 grade-runtimes: deps
 	$(GO) test -count=1 -timeout 60m -v -run '^TestStandard_RealRuntimes$$' ./conformance/check \
-	  -args -all-runtimes $(if $(UPDATE),-update-runtime-table)
+	  $(if $(UPDATE),-args -update-runtime-table)
 
 hostile:
 	$(GO) test -race -count=1 -timeout 60m -run '^(TestDI9_EV13_HostileRuntimeSeeds|TestTD1_TU7_ParallelSessionsStopsRaceTurnsAndCancels|TestTU4_SoakOneSessionStaysFlat)$$' ./adapter \

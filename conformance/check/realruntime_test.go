@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -28,20 +27,6 @@ import (
 // updateRuntimeTable rewrites the runtime table of conformance/README.md
 // from the gradings of TestStandard_RealRuntimes.
 var updateRuntimeTable = flag.Bool("update-runtime-table", false, "rewrite conformance/README.md's runtime table from this run")
-
-// allRuntimes grades every runtime of realruntime.Specs (make
-// grade-runtimes); without it only gradedInMakeTest are.
-var allRuntimes = flag.Bool("all-runtimes", false, "grade all seven runtimes, not only those make test grades")
-
-// gradedInMakeTest are the runtimes make test grades. With all seven,
-// make test went over its 20 minutes on two cores: from a fresh clone with
-// an empty build cache, 1,348 s; and on 2026-12-03, with the Linux
-// packages compiled once (vet and staticcheck with -race), 1,188 and
-// 1,337 s in two runs (the seven gradings alone: 310 CPU-s, 234 s on the
-// idle machine); and 1,384 s (2,528 CPU-s) with process.sigterm ending
-// the shared process. The other five are graded by make grade-runtimes,
-// which also checks their rows of the table.
-var gradedInMakeTest = []realruntime.Kind{realruntime.ClaudeAgentACP, realruntime.CodexACP}
 
 // acpcheckScript is the model behind acpcheck's prompts for the runtime:
 // the cancel prompt gets a slow stream (so there is a turn to cancel); the
@@ -98,9 +83,6 @@ func TestStandard_RealRuntimes(t *testing.T) {
 	rows := map[realruntime.Kind]string{}
 	t.Run("grade", func(t *testing.T) {
 		for _, spec := range realruntime.Specs {
-			if !*allRuntimes && !slices.Contains(gradedInMakeTest, spec.Kind) {
-				continue
-			}
 			t.Run(string(spec.Kind), func(t *testing.T) {
 				t.Parallel()
 				row := gradeRealRuntime(t, spec)
