@@ -82,14 +82,8 @@ check: check-generated vet
 
 # -vet=off: make test's lint has run the whole of go vet on every package,
 # tests included, of which go test's own vet is a subset.
-# The packages that take minutes go first, and three packages' tests run
-# at once (-p 3; go test's default is one per core): much of their time
-# is spent waiting on real runtimes, slow model streams and timeouts, a
-# core left idle that a third package fills.
-LONG_TEST_PKGS := acpkit.dev/conformance/check acpkit.dev/adapter acpkit.dev/adapter/cmd/acprun
 test-go:
-	$(GO) test -race -vet=off -count=1 -timeout 15m -p 3 $(LONG_TEST_PKGS) \
-	  $$($(GO) list $(PKGS) | grep -vxF $(addprefix -e ,$(LONG_TEST_PKGS)))
+	$(GO) test -race -vet=off -count=1 -timeout 15m $(PKGS)
 
 ## release-check: install every command and the SDK from a local file:// proxy
 ## serving this work tree as the release go.mod names (docs/RELEASING.md).
