@@ -142,10 +142,9 @@ fuzz:
 ## runs a small version; make fuzz runs FuzzHostileRuntime with the rest.
 HOSTILE_SEEDS ?= 2000
 .PHONY: hostile
-## grade-runtimes: acpcheck grades all seven real runtimes (make test grades
-## two: the seven put it over its 20 minutes), printing each report, and
-## checks every row of conformance/README.md's runtime table; UPDATE=1
-## rewrites the rows.
+## grade-runtimes: acpcheck grades the seven real runtimes, as make test
+## does, printing each report, and checks every row of conformance/README.md's
+## runtime table; UPDATE=1 rewrites the rows.
 grade-runtimes: deps
 	$(GO) test -count=1 -timeout 60m -v -run '^TestStandard_RealRuntimes$$' ./conformance/check \
 	  $(if $(UPDATE),-args -update-runtime-table)
