@@ -104,12 +104,14 @@ func Grade(ctx context.Context, r *Registry[*Session], cfg Config) (Report, erro
 	lastSharer := lastShareable(r, cfg.Only)
 	launch := func(ctx context.Context) (*Session, error) {
 		req := requested(ctx)
-		c, ok := r.Lookup(req.id)
-		switch {
-		case !ok || !cfg.ShareProcess || req.fresh:
+		i := r.index(req.id)
+		if i < 0 || !cfg.ShareProcess || req.fresh {
+			return fresh()
+		}
+		switch c := r.checks[i]; {
 		case shareable(c):
 			return pool.lease(req.id)
-		case c.Wire&EndsProcess != 0 && r.index(req.id) > lastSharer:
+		case c.Wire&EndsProcess != 0 && i > lastSharer:
 			if s := pool.handOver(req.id); s != nil {
 				return s, nil
 			}
