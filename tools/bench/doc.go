@@ -34,6 +34,10 @@
 //     trip over Streamable HTTP and WebSocket with acpsdk/acpnet on both
 //     ends, a bare echo of the same line with the same library, and the
 //     TypeScript SDK's transports (issue #27).
+//   - BenchmarkNetRoundTripPaired/{http,ws,ws-topology}: acpnet against
+//     each bare echo, and over WebSocket against the topology echo carried
+//     by coder/websocket (SP-8's goroutines, a line a message), measured
+//     paired as BenchmarkRoundTripPaired is (issue #27).
 //   - BenchmarkNetNotifications/{http,ws}/{acpnet,tssdk}: a prompt answered
 //     after 100,000 session/update notifications, each handled by the
 //     client first, over each transport (issue #27). The tssdk benchmarks

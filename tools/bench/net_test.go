@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -227,6 +228,111 @@ func BenchmarkNetRoundTripPaired(b *testing.B) {
 			reportPaired(b, "acpnet/bare", roundTripBatch, ours, floor, func(o, f time.Duration) float64 { return float64(o) / float64(f) })
 		})
 	}
+	// The WebSocket round trip against the goroutines SP-8 asks of a
+	// connection, carried by the same library: what is left to acpnet
+	// once the hand-offs the bare echo does not make are paid.
+	b.Run("ws-topology", func(b *testing.B) {
+		c, stop := openNet(b, "ws")
+		defer stop()
+		echo := newWSTopologyEcho(b)
+		defer echo.close(b)
+		ctx := context.Background()
+		req := &gen.SetSessionModeRequest{SessionID: c.sid, ModeID: "code"}
+		id := 0
+		ours := func() {
+			for range roundTripBatch {
+				if _, err := c.side.Agent().SetSessionMode(ctx, req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		floor := func() {
+			for range roundTripBatch {
+				id++
+				echo.call(b, id)
+			}
+		}
+		reportPaired(b, "acpnet/topologyecho", roundTripBatch, ours, floor, func(o, f time.Duration) float64 { return float64(o) / float64(f) })
+	})
+}
+
+// newWSTopologyEcho is topologyEcho over one WebSocket made with
+// coder/websocket, the library acpnet uses, used as acpnet uses it: SP-8's
+// goroutines on each end of the socket, a line a message, with nothing of
+// ACP.
+func newWSTopologyEcho(b *testing.B) *topologyEcho {
+	b.Helper()
+	far := make(chan *websocket.Conn, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		far <- c // hijacked: the connection outlives the handler
+	}))
+	c, _, err := websocket.Dial(context.Background(), wsOf(srv.URL), nil)
+	if err != nil {
+		srv.Close()
+		b.Fatal(err)
+	}
+	near, farEnd := &wsStream{c: c}, &wsStream{c: <-far}
+	return newTopologyEchoOver(near, near, farEnd, farEnd, serverCloser{srv})
+}
+
+// wsStream is one end of a WebSocket as a byte stream: Write sends p as
+// one text message, Read returns the messages' bytes in order, and a
+// normal close is the end of the stream. Like acpnet, it reads and writes
+// without a context, which would cost the library a callback a message.
+type wsStream struct {
+	c   *websocket.Conn
+	msg io.Reader // the message being read
+}
+
+func (s *wsStream) Write(p []byte) (int, error) {
+	if err := s.c.Write(context.Background(), websocket.MessageText, p); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func (s *wsStream) Read(p []byte) (int, error) {
+	for {
+		if s.msg != nil {
+			n, err := s.msg.Read(p)
+			if errors.Is(err, io.EOF) {
+				s.msg, err = nil, nil
+			}
+			if n > 0 || err != nil {
+				return n, err
+			}
+			continue
+		}
+		_, msg, err := s.c.Reader(context.Background())
+		if websocket.CloseStatus(err) == websocket.StatusNormalClosure {
+			return 0, io.EOF
+		}
+		if err != nil {
+			return 0, err
+		}
+		s.msg = msg
+	}
+}
+
+// Close ends the socket normally; an end the peer's close already made is
+// a normal one too.
+func (s *wsStream) Close() error {
+	if err := s.c.Close(websocket.StatusNormalClosure, ""); err != nil && !errors.Is(err, net.ErrClosed) {
+		return err
+	}
+	return nil
+}
+
+// serverCloser closes a test server as an io.Closer.
+type serverCloser struct{ srv *httptest.Server }
+
+func (s serverCloser) Close() error {
+	s.srv.Close()
+	return nil
 }
 
 // BenchmarkNetNotifications measures a prompt answered after 100,000

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"os"
 	"sync"
 	"testing"
 )
@@ -17,29 +16,40 @@ import (
 // request's id spliced into a fixed result) to the far side's writer
 // goroutine; the near side's reader hands the answer line to the caller.
 // Lines are copied out of the read buffers where they change goroutine,
-// as any design must; nothing is parsed beyond finding the id.
+// as any design must; nothing is parsed beyond finding the id. Each line
+// is written with one Write, so over a WebSocket it is one message.
 type topologyEcho struct {
-	p       *pipePair
 	out     chan []byte // to the near writer
 	answers chan []byte // near reader to the caller
 	done    chan error  // one per goroutine that can fail
+	closers []io.Closer // closed last
 }
 
+// newTopologyEcho is topologyEcho over a pair of OS pipes.
 func newTopologyEcho(tb testing.TB) *topologyEcho {
+	p := newPipePair(tb)
+	return newTopologyEchoOver(p.aR, p.aW, p.bR, p.bW, p.aR, p.bR)
+}
+
+// newTopologyEchoOver runs topologyEcho with the near side reading nearR
+// and writing nearW, and the far side reading farR and writing farW. Each
+// writer is closed when its side is done: closing nearW must end farR,
+// and closing farW must end nearR. closers are closed last.
+func newTopologyEchoOver(nearR io.Reader, nearW io.WriteCloser, farR io.Reader, farW io.WriteCloser, closers ...io.Closer) *topologyEcho {
 	t := &topologyEcho{
-		p:       newPipePair(tb),
 		out:     make(chan []byte, 64),
 		answers: make(chan []byte, 1),
 		done:    make(chan error, 3),
+		closers: closers,
 	}
 	farOut := make(chan []byte, 64)
-	go func() { t.done <- writeFrames(t.p.aW, t.out) }()
-	go func() { t.done <- writeFrames(t.p.bW, farOut) }()
+	go func() { t.done <- writeFrames(nearW, t.out) }()
+	go func() { t.done <- writeFrames(farW, farOut) }()
 	go func() {
 		// The far reader: a goroutine per request; it closes farOut once
 		// every request it started has answered.
 		var handlers sync.WaitGroup
-		err := readLines(t.p.bR, func(line []byte) {
+		err := readLines(farR, func(line []byte) {
 			handlers.Go(func() { farOut <- answerLine(line) })
 		})
 		handlers.Wait()
@@ -48,7 +58,7 @@ func newTopologyEcho(tb testing.TB) *topologyEcho {
 	}()
 	go func() {
 		// The near reader hands each answer to the caller.
-		_ = readLines(t.p.aR, func(line []byte) { t.answers <- line })
+		_ = readLines(nearR, func(line []byte) { t.answers <- line })
 		close(t.answers)
 	}()
 	return t
@@ -65,15 +75,16 @@ func (t *topologyEcho) call(tb testing.TB, id int) {
 // close ends both sides and waits for every goroutine.
 func (t *topologyEcho) close(tb testing.TB) {
 	tb.Helper()
-	close(t.out) // the near writer closes aW: the far reader sees EOF
+	close(t.out) // the near writer closes its stream: the far reader ends
 	var errs []error
 	for range 3 {
 		errs = append(errs, <-t.done)
 	}
-	// The far writer closed bW once farOut ended: the near reader sees EOF.
+	// The far writer closed its stream once farOut ended: the near reader
+	// ends.
 	for range t.answers {
 	}
-	closeAll(tb, t.p.aR, t.p.bR)
+	closeAll(tb, t.closers...)
 	if err := errors.Join(errs...); err != nil {
 		tb.Fatal(err)
 	}
@@ -84,7 +95,7 @@ const frameCap = 512
 
 // writeFrames writes each frame from frames to w, and closes w when frames
 // is closed.
-func writeFrames(w *os.File, frames <-chan []byte) error {
+func writeFrames(w io.WriteCloser, frames <-chan []byte) error {
 	var err error
 	for f := range frames {
 		if err == nil {
