@@ -158,20 +158,17 @@ func BenchmarkRoundTripPaired(b *testing.B) {
 	defer rt.close(b)
 	echo := newTopologyEcho(b)
 	defer echo.close(b)
-	id := 0
 	sdk := func() {
 		for range roundTripBatch {
 			rt.call(b)
 		}
 	}
-	floor := func() {
-		for range roundTripBatch {
-			id++
-			echo.call(b, id)
-		}
-	}
-	reportPaired(b, "acpsdk/topologyecho", roundTripBatch, sdk, floor, func(o, f time.Duration) float64 { return float64(o) / float64(f) })
+	reportPaired(b, "acpsdk/topologyecho", roundTripBatch, sdk, echo.batch(b), oursOverFloor)
 }
+
+// oursOverFloor is a paired round trip's ratio: ours's time over the
+// floor's.
+func oursOverFloor(ours, floor time.Duration) float64 { return float64(ours) / float64(floor) }
 
 // appendPingLine appends the round trip's request line with the given id.
 func appendPingLine(line []byte, id int) []byte {

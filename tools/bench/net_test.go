@@ -200,6 +200,7 @@ func BenchmarkNetRoundTrip(b *testing.B) {
 // other work, and the ratio of their medians moved by a third between
 // runs. ns/op and floor-ns/op are one round trip's mean times.
 func BenchmarkNetRoundTripPaired(b *testing.B) {
+	line := []byte(`{"jsonrpc":"2.0","id":7,"method":"session/set_mode","params":{"sessionId":"sess_7f3a9c2e41b8","modeId":"code"}}`)
 	for _, transport := range []string{"http", "ws"} {
 		b.Run(transport, func(b *testing.B) {
 			c, stop := openNet(b, transport)
@@ -210,22 +211,12 @@ func BenchmarkNetRoundTripPaired(b *testing.B) {
 			}
 			echo := newEcho(b)
 			defer echo.close()
-			ctx := context.Background()
-			req := &gen.SetSessionModeRequest{SessionID: c.sid, ModeID: "code"}
-			line := []byte(`{"jsonrpc":"2.0","id":7,"method":"session/set_mode","params":{"sessionId":"sess_7f3a9c2e41b8","modeId":"code"}}`)
-			ours := func() {
-				for range roundTripBatch {
-					if _, err := c.side.Agent().SetSessionMode(ctx, req); err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
 			floor := func() {
 				for range roundTripBatch {
 					echo.roundTrip(b, line)
 				}
 			}
-			reportPaired(b, "acpnet/bare", roundTripBatch, ours, floor, func(o, f time.Duration) float64 { return float64(o) / float64(f) })
+			reportPaired(b, "acpnet/bare", roundTripBatch, c.batch(b), floor, oursOverFloor)
 		})
 	}
 	// The WebSocket round trip against the goroutines SP-8 asks of a
@@ -236,24 +227,22 @@ func BenchmarkNetRoundTripPaired(b *testing.B) {
 		defer stop()
 		echo := newWSTopologyEcho(b)
 		defer echo.close(b)
-		ctx := context.Background()
-		req := &gen.SetSessionModeRequest{SessionID: c.sid, ModeID: "code"}
-		id := 0
-		ours := func() {
-			for range roundTripBatch {
-				if _, err := c.side.Agent().SetSessionMode(ctx, req); err != nil {
-					b.Fatal(err)
-				}
-			}
-		}
-		floor := func() {
-			for range roundTripBatch {
-				id++
-				echo.call(b, id)
-			}
-		}
-		reportPaired(b, "acpnet/topologyecho", roundTripBatch, ours, floor, func(o, f time.Duration) float64 { return float64(o) / float64(f) })
+		reportPaired(b, "acpnet/topologyecho", roundTripBatch, c.batch(b), echo.batch(b), oursOverFloor)
 	})
+}
+
+// batch returns roundTripBatch session/set_mode round trips to the served
+// agent as one function.
+func (c *netClient) batch(b *testing.B) func() {
+	ctx := context.Background()
+	req := &gen.SetSessionModeRequest{SessionID: c.sid, ModeID: "code"}
+	return func() {
+		for range roundTripBatch {
+			if _, err := c.side.Agent().SetSessionMode(ctx, req); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
 }
 
 // newWSTopologyEcho is topologyEcho over one WebSocket made with

@@ -72,6 +72,18 @@ func (t *topologyEcho) call(tb testing.TB, id int) {
 	}
 }
 
+// batch returns roundTripBatch round trips as one function, the ids
+// counting on from one batch to the next.
+func (t *topologyEcho) batch(tb testing.TB) func() {
+	id := 0
+	return func() {
+		for range roundTripBatch {
+			id++
+			t.call(tb, id)
+		}
+	}
+}
+
 // close ends both sides and waits for every goroutine.
 func (t *topologyEcho) close(tb testing.TB) {
 	tb.Helper()
